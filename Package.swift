@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ConstantColor",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "ConstantColor", targets: ["ConstantColor"]),
+        .library(name: "ConstantColorIO", targets: ["ConstantColorIO"]),
+        .library(name: "ConstantColorSynth", targets: ["ConstantColorSynth"]),
+        .executable(name: "constant-color", targets: ["constant-color"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        .systemLibrary(
+            name: "CLCMS2", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // Pure Swift: images, stages, calibration model, pipeline. No C.
+        .target(name: "ConstantColor"),
+        // TIFF, ICC and Little CMS: the only C imports.
+        .target(name: "ConstantColorIO", dependencies: ["ConstantColor", "CTIFF", "CLCMS2"]),
+        // Spectral data and the physically based scene renderer.
+        .target(name: "ConstantColorSynth", dependencies: ["ConstantColor", "ConstantColorIO"]),
+        .executableTarget(
+            name: "constant-color",
+            dependencies: [
+                "ConstantColor", "ConstantColorIO", "ConstantColorSynth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO"]),
+        .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColorIO"]),
+        .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO"]),
+        .testTarget(name: "CLITests", dependencies: ["ConstantColorIO"]),
+    ]
+)

@@ -1,0 +1,79 @@
+import Foundation
+
+/// What belongs to the sensor (SPEC 4.1): black and white level, noise model and, optionally,
+/// its spectral sensitivities. Stored as JSON with `"schemaVersion": 1`, `"kind": "camera"`.
+public struct CameraProfile: Sendable, Equatable {
+    /// Free-form name of the camera.
+    public var name: String
+    /// Black level in DN, subtracted from every sample.
+    public var blackLevel: Double
+    /// White (saturation) level in DN; samples at or near it are treated as clipped.
+    public var whiteLevel: Double
+    /// The sensor's noise model.
+    public var noise: NoiseModel
+    /// Spectral sensitivities as SPEC 4.2 JSON, when known.
+    public var spectralSensitivity: JSONValue?
+    /// Fit statistics and provenance.
+    public var metadata: [String: JSONValue]
+    /// Keys this tool does not know, kept so that nothing is lost on rewrite.
+    public var extra: [String: JSONValue]
+
+    /// Creates a profile.
+    public init(name: String, blackLevel: Double, whiteLevel: Double, noise: NoiseModel,
+                spectralSensitivity: JSONValue? = nil, metadata: [String: JSONValue] = [:],
+                extra: [String: JSONValue] = [:]) {
+        self.name = name; self.blackLevel = blackLevel; self.whiteLevel = whiteLevel
+        self.noise = noise; self.spectralSensitivity = spectralSensitivity
+        self.metadata = metadata; self.extra = extra
+    }
+
+    static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "blackLevel", "whiteLevel",
+                                         "noise", "spectralSensitivity", "metadata"]
+
+    /// Reads a profile from JSON; errors name the file and the key.
+    public init(json: JSONValue, file: String) throws {
+        let r = try JSONObjectReader(json, file: file)
+        let version = Int(try r.number("schemaVersion"))
+        guard version <= 1 else { throw JSONFileError.unsupportedVersion(file: file, version: version) }
+        if let kind = r.members["kind"]?.string, kind != "camera" {
+            throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"camera\" (this is a \(kind) profile)")
+        }
+        name = (try? r.string("name")) ?? "unnamed camera"
+        blackLevel = try r.number("blackLevel")
+        whiteLevel = try r.number("whiteLevel")
+        guard whiteLevel > blackLevel else {
+            throw JSONFileError.invalidValue(file: file, key: "whiteLevel", expected: "greater than blackLevel")
+        }
+        let n = try r.object("noise")
+        noise = NoiseModel(readNoiseDN: try n.number("readNoiseDN"),
+                           gainElectronsPerDN: try n.number("gainElectronsPerDN"),
+                           referenceISO: try n.optionalNumber("referenceISO") ?? 100)
+        guard noise.readNoiseDN >= 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.readNoiseDN", expected: "non-negative") }
+        guard noise.gainElectronsPerDN > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.gainElectronsPerDN", expected: "positive") }
+        guard noise.referenceISO > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.referenceISO", expected: "positive") }
+        spectralSensitivity = r.members["spectralSensitivity"]
+        metadata = r.members["metadata"]?.object ?? [:]
+        extra = r.unknownMembers(known: Self.knownKeys)
+    }
+
+    /// Reads a profile file.
+    public init(path: String) throws {
+        try self.init(json: try JSONValue.read(path: path), file: path)
+    }
+
+    /// The profile as JSON (unknown keys included).
+    public var json: JSONValue {
+        var o = extra
+        o["schemaVersion"] = .number(1)
+        o["kind"] = .string("camera")
+        o["name"] = .string(name)
+        o["blackLevel"] = .number(blackLevel)
+        o["whiteLevel"] = .number(whiteLevel)
+        o["noise"] = .object(["readNoiseDN": .number(noise.readNoiseDN),
+                              "gainElectronsPerDN": .number(noise.gainElectronsPerDN),
+                              "referenceISO": .number(noise.referenceISO)])
+        if let s = spectralSensitivity { o["spectralSensitivity"] = s }
+        if !metadata.isEmpty { o["metadata"] = .object(metadata) }
+        return .object(o)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// What belongs to the flash in a given camera (SPEC 4.1): its camera-RGB white, the 3×3 matrix
+/// from flash-white-balanced camera RGB to CIE XYZ (D65 white) and, optionally, its spectral power
+/// distribution. Stored as JSON with `"schemaVersion": 1`, `"kind": "flash"`.
+public struct FlashProfile: Sendable, Equatable {
+    /// Free-form name of the flash.
+    public var name: String
+    /// The camera this response was measured with.
+    public var cameraName: String?
+    /// Camera RGB of a perfect white lit by the flash, any scale (normalized to green = 1 on read).
+    public var whiteCameraRGB: SIMD3<Double>
+    /// Maps flash-white-balanced camera RGB (white = 1,1,1) to XYZ with the D65 white at Y = 1.
+    public var matrixToXYZD65: Matrix3
+    /// Spectral power distribution as SPEC 4.2 JSON, when known.
+    public var spectralPowerDistribution: JSONValue?
+    /// Fit statistics and provenance.
+    public var metadata: [String: JSONValue]
+    /// Keys this tool does not know, kept on rewrite.
+    public var extra: [String: JSONValue]
+
+    /// Creates a profile; the white is normalized to green = 1.
+    public init(name: String, cameraName: String?, whiteCameraRGB: SIMD3<Double>, matrixToXYZD65: Matrix3,
+                spectralPowerDistribution: JSONValue? = nil, metadata: [String: JSONValue] = [:],
+                extra: [String: JSONValue] = [:]) {
+        self.name = name; self.cameraName = cameraName
+        self.whiteCameraRGB = whiteCameraRGB / whiteCameraRGB.y
+        self.matrixToXYZD65 = matrixToXYZD65
+        self.spectralPowerDistribution = spectralPowerDistribution
+        self.metadata = metadata; self.extra = extra
+    }
+
+    static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "camera", "whiteCameraRGB",
+                                         "matrixToXYZD65", "spectralPowerDistribution", "metadata"]
+
+    /// Reads a profile from JSON; errors name the file and the key.
+    public init(json: JSONValue, file: String) throws {
+        let r = try JSONObjectReader(json, file: file)
+        let version = Int(try r.number("schemaVersion"))
+        guard version <= 1 else { throw JSONFileError.unsupportedVersion(file: file, version: version) }
+        if let kind = r.members["kind"]?.string, kind != "flash" {
+            throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"flash\" (this is a \(kind) profile)")
+        }
+        let w = try r.numbers("whiteCameraRGB", count: 3)
+        guard w.allSatisfy({ $0 > 0 }) else {
+            throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: "three positive numbers")
+        }
+        guard let rows = r.members["matrixToXYZD65"] else { throw JSONFileError.missingKey(file: file, key: "matrixToXYZD65") }
+        guard let rr = rows.array, rr.count == 3, let m = Optional(rr.compactMap(\.doubles)), m.count == 3,
+              m.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
+            throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "3 rows of 3 finite numbers")
+        }
+        let matrix = Matrix3(rows: m)
+        guard matrix.inverse != nil else {
+            throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "an invertible matrix")
+        }
+        self.init(name: (try? r.string("name")) ?? "unnamed flash",
+                  cameraName: r.members["camera"]?.string,
+                  whiteCameraRGB: SIMD3(w[0], w[1], w[2]), matrixToXYZD65: matrix,
+                  spectralPowerDistribution: r.members["spectralPowerDistribution"],
+                  metadata: r.members["metadata"]?.object ?? [:],
+                  extra: r.unknownMembers(known: Self.knownKeys))
+    }
+
+    /// Reads a profile file.
+    public init(path: String) throws {
+        try self.init(json: try JSONValue.read(path: path), file: path)
+    }
+
+    /// The profile as JSON (unknown keys included).
+    public var json: JSONValue {
+        var o = extra
+        o["schemaVersion"] = .number(1)
+        o["kind"] = .string("flash")
+        o["name"] = .string(name)
+        if let c = cameraName { o["camera"] = .string(c) }
+        o["whiteCameraRGB"] = .array([whiteCameraRGB.x, whiteCameraRGB.y, whiteCameraRGB.z].map(JSONValue.number))
+        o["matrixToXYZD65"] = .array(matrixToXYZD65.rows.map { .array($0.map(JSONValue.number)) })
+        if let s = spectralPowerDistribution { o["spectralPowerDistribution"] = s }
+        if !metadata.isEmpty { o["metadata"] = .object(metadata) }
+        return .object(o)
+    }
+}

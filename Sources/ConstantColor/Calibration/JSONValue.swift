@@ -1,0 +1,153 @@
+import Foundation
+
+/// Any JSON value, kept as read so that unknown keys of a profile survive a read/write cycle.
+public indirect enum JSONValue: Sendable, Equatable, Codable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .number(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+
+    /// The number, if this is a number.
+    public var double: Double? { if case .number(let d) = self { return d }; return nil }
+    /// The string, if this is a string.
+    public var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// The elements, if this is an array.
+    public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    /// The members, if this is an object.
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    /// An array of numbers, if this is one.
+    public var doubles: [Double]? {
+        guard let a = array else { return nil }
+        let d = a.compactMap(\.double)
+        return d.count == a.count ? d : nil
+    }
+
+    /// Parses JSON data; throws `JSONFileError` naming `file` on malformed input.
+    public static func parse(_ data: Data, file: String) throws -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch let DecodingError.dataCorrupted(ctx) {
+            let why = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            throw JSONFileError.malformed(file: file, detail: why ?? ctx.debugDescription)
+        } catch {
+            throw JSONFileError.malformed(file: file, detail: "\(error)")
+        }
+    }
+
+    /// Reads and parses a JSON file.
+    public static func read(path: String) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JSONFileError.unreadable(file: path)
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Pretty, key-sorted JSON text.
+    public func encodedData() -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? e.encode(self)) ?? Data("null".utf8)
+    }
+}
+
+/// Problems reading a JSON file; every case names the file.
+public enum JSONFileError: Error, Equatable, CustomStringConvertible {
+    /// The file cannot be read.
+    case unreadable(file: String)
+    /// The file is not valid JSON.
+    case malformed(file: String, detail: String)
+    /// A required key is missing.
+    case missingKey(file: String, key: String)
+    /// A key has a value of the wrong type or range.
+    case invalidValue(file: String, key: String, expected: String)
+    /// The schema version is newer than this tool understands.
+    case unsupportedVersion(file: String, version: Int)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let f): return "\(f): cannot read file"
+        case .malformed(let f, let d): return "\(f): malformed JSON: \(d)"
+        case .missingKey(let f, let k): return "\(f): missing required key '\(k)'"
+        case .invalidValue(let f, let k, let e): return "\(f): key '\(k)' must be \(e)"
+        case .unsupportedVersion(let f, let v): return "\(f): schemaVersion \(v) is newer than this tool supports (1)"
+        }
+    }
+}
+
+/// Typed access to the members of a JSON object, with errors naming the file and key.
+public struct JSONObjectReader {
+    /// The members.
+    public let members: [String: JSONValue]
+    /// The file (for messages).
+    public let file: String
+    /// The key path prefix (for messages), e.g. "noise.".
+    public let prefix: String
+
+    /// Wraps a value that must be an object.
+    public init(_ value: JSONValue, file: String, prefix: String = "") throws {
+        guard let o = value.object else {
+            throw JSONFileError.invalidValue(file: file, key: prefix.isEmpty ? "(top level)" : String(prefix.dropLast()), expected: "an object")
+        }
+        members = o; self.file = file; self.prefix = prefix
+    }
+
+    /// A required finite number.
+    public func number(_ key: String) throws -> Double {
+        guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
+        guard let d = v.double, d.isFinite else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a finite number") }
+        return d
+    }
+    /// An optional finite number.
+    public func optionalNumber(_ key: String) throws -> Double? {
+        guard members[key] != nil, members[key] != .null else { return nil }
+        return try number(key)
+    }
+    /// A required string.
+    public func string(_ key: String) throws -> String {
+        guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
+        guard let s = v.string else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a string") }
+        return s
+    }
+    /// A required array of finite numbers of the given count (any count when nil).
+    public func numbers(_ key: String, count: Int? = nil) throws -> [Double] {
+        guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
+        guard let d = v.doubles, d.allSatisfy(\.isFinite), count == nil || d.count == count! else {
+            throw JSONFileError.invalidValue(file: file, key: prefix + key,
+                                             expected: count.map { "an array of \($0) finite numbers" } ?? "an array of finite numbers")
+        }
+        return d
+    }
+    /// A required nested object.
+    public func object(_ key: String) throws -> JSONObjectReader {
+        guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
+        return try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
+    }
+    /// The members whose keys are not in `known`.
+    public func unknownMembers(known: Set<String>) -> [String: JSONValue] {
+        members.filter { !known.contains($0.key) }
+    }
+}

@@ -1,0 +1,52 @@
+/// A floating-point image stored as contiguous planes: all of channel 0, then all of channel 1, ...
+///
+/// Sample `(x, y)` of channel `c` is at `samples[c * width * height + y * width + x]`.
+/// Units are whatever the producing stage says (camera data numbers after decode, normalized
+/// radiometric units after exposure normalization, linear output RGB after rendering).
+public struct PlanarImage: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Number of planes (1 for a single-channel map, 3 for RGB).
+    public let channelCount: Int
+    /// The planes, one after the other, each `width * height` samples, row-major.
+    public var samples: [Float]
+
+    /// Number of pixels in one plane.
+    @inlinable public var pixelCount: Int { width * height }
+
+    /// An image with every sample set to `value`.
+    public init(width: Int, height: Int, channelCount: Int, repeating value: Float = 0) {
+        precondition(width >= 0 && height >= 0 && channelCount > 0)
+        self.width = width
+        self.height = height
+        self.channelCount = channelCount
+        self.samples = [Float](repeating: value, count: width * height * channelCount)
+    }
+
+    /// An image wrapping existing planar samples; `samples.count` must equal `width * height * channelCount`.
+    public init(width: Int, height: Int, channelCount: Int, samples: [Float]) {
+        precondition(samples.count == width * height * channelCount, "sample count does not match size")
+        self.width = width
+        self.height = height
+        self.channelCount = channelCount
+        self.samples = samples
+    }
+
+    /// The sample of channel `c` at column `x`, row `y`.
+    @inlinable public subscript(x: Int, y: Int, c: Int) -> Float {
+        get { samples[c * width * height + y * width + x] }
+        set { samples[c * width * height + y * width + x] = newValue }
+    }
+
+    /// Offset of the first sample of channel `c`.
+    @inlinable public func planeOffset(_ c: Int) -> Int { c * width * height }
+
+    /// A copy of one channel as a single-channel image.
+    public func plane(_ c: Int) -> PlanarImage {
+        let n = pixelCount
+        return PlanarImage(width: width, height: height, channelCount: 1,
+                           samples: Array(samples[(c * n)..<((c + 1) * n)]))
+    }
+}
