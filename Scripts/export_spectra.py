@@ -93,7 +93,7 @@ def main():
              colour.sd_CIE_standard_illuminant_A(colour.SpectralShape(LO, HI, 5)),
              "CIE standard illuminant A",
              f"{VERSION}: colour.sd_CIE_standard_illuminant_A (360-830 nm, 5 nm); "
-             "CIE 015:2004 eq. 3.1 / ISO 11664-2 (Planckian, c2 = 1.435e-2 m K, T = 2856 K)")
+             "CIE 015:2004 eq. 3.1 / ISO 11664-2 (Planckian, c2 = 1.435e-2 m K, T = 2848 K, i.e. 2856 K with c2 = 1.4388e-2)")
 
     basis = SDS_BASIS_FUNCTIONS_CIE_ILLUMINANT_D_SERIES
     s0 = basis["S0"]
