@@ -36,6 +36,10 @@ public struct SpectralLibrary: Sendable {
         public static let nikon5100 = "camera-nikon-5100-npl.json"
         /// Phosphor LED YAG flash.
         public static let phosphorLEDYAG = "flash-phosphor-led-yag.json"
+        /// CIE LED-B4 white LED (second device's flash).
+        public static let ledB4 = "flash-led-b4.json"
+        /// Sigma SDMerill (NPL) sensitivities.
+        public static let sigmaSDMerill = "camera-sigma-sdmerill-npl.json"
     }
 
     /// Loads the library from a folder.
