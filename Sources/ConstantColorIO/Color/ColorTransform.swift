@@ -6,7 +6,9 @@ import ConstantColor
 /// Two transforms are built once: double precision for single colours
 /// (`TYPE_RGB_DBL` → `TYPE_XYZ_DBL` / `TYPE_Lab_DBL`) and single precision for planar images
 /// (`TYPE_RGB_FLT` planar → `TYPE_XYZ_FLT` / `TYPE_Lab_FLT` planar), both with the relative
-/// colorimetric intent and `cmsFLAGS_NOCACHE`.
+/// colorimetric intent and `cmsFLAGS_NOCACHE`. Little CMS evaluates its pipelines in single
+/// precision internally (`cmsPipelineEvalFloat`), so even the double path carries rounding of
+/// about 2^-24 of each value's magnitude (≈ 1e-5 on L*).
 ///
 /// Thread safety: Little CMS keeps a one-pixel cache inside a transform, which makes
 /// `cmsDoTransform` unsafe to call from several threads at once; with `cmsFLAGS_NOCACHE`
@@ -71,7 +73,7 @@ public final class ColorTransform: @unchecked Sendable {
     }
 
     /// Converts one encoded RGB colour (each channel in 0...1) to XYZ (Y of white = 1) or
-    /// L*a*b*, relative to D50, in double precision.
+    /// L*a*b*, relative to D50 (double input and output; see the type's note on precision).
     public func convert(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
         var input = (rgb.x, rgb.y, rgb.z)
         var output = (0.0, 0.0, 0.0)

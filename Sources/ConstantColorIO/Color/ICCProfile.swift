@@ -207,53 +207,69 @@ public final class ICCProfile: @unchecked Sendable {
         var toneCurves: [ToneCurve]
     }
 
-    /// Reads header fields and the tags this type uses; any message Little CMS logs while doing
-    /// so means a tag could not be parsed, and the profile is reported as malformed.
+    /// Reads header fields and the tags this type uses. A tag that the tag table lists but
+    /// Little CMS cannot parse (`cmsReadTag` returns NULL, often without logging), or any
+    /// message Little CMS logs meanwhile, makes the profile malformed.
     private static func readContents(handle: cmsHPROFILE, context: LittleCMSContext,
                                      source: String) throws(ColorManagementError) -> Contents {
-        let (result, messages) = try context.perform { _ throws(ColorManagementError) -> Contents in
+        let ((contents, unreadable), messages) = try context.perform { _ in
+            var unreadable: [String] = []
+            /// The parsed tag, `nil` when absent; records listed-but-unparsable tags.
+            func read(_ tag: cmsTagSignature) -> UnsafeMutableRawPointer? {
+                guard cmsIsTag(handle, tag) != 0 else { return nil }
+                let raw = cmsReadTag(handle, tag)
+                if raw == nil { unreadable.append(fourCharacterCode(UInt32(tag.rawValue))) }
+                return raw
+            }
             let space = cmsGetColorSpace(handle).rawValue
             let signature = fourCharacterCode(UInt32(space))
             let version = cmsGetProfileVersion(handle)
-            let description = readASCIIInfo(handle, cmsInfoDescription)
+            let description = read(cmsSigProfileDescriptionTag) == nil
+                ? nil : readASCIIInfo(handle, cmsInfoDescription)
 
             let lutTags: [cmsTagSignature] = [cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
                                               cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag]
-            let hasLUT = lutTags.contains { cmsIsTag(handle, $0) != 0 }
-            let isMatrixShaper = signature == "RGB " && cmsIsMatrixShaper(handle) != 0 && !hasLUT
+            let hasLUT = lutTags.contains { read($0) != nil }
+            var isMatrixShaper = signature == "RGB " && cmsIsMatrixShaper(handle) != 0 && !hasLUT
 
             var curves: [ToneCurve] = []
             if isMatrixShaper {
-                for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
-                    guard let raw = cmsReadTag(handle, tag),
-                          let copy = cmsDupToneCurve(OpaquePointer(raw)) else { break }
-                    curves.append(ToneCurve(handle: copy))
+                for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
+                    if read(tag) == nil { isMatrixShaper = false }
                 }
-                if curves.count != 3 { curves = [] }
+                for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
+                    if let raw = read(tag), let copy = cmsDupToneCurve(OpaquePointer(raw)) {
+                        curves.append(ToneCurve(handle: copy))
+                    }
+                }
+                if curves.count != 3 { curves = []; isMatrixShaper = false }
             }
             let isLinear = curves.count == 3 && curves.allSatisfy { cmsIsToneCurveLinear($0.handle) != 0 }
 
             var mediaWhite: SIMD3<Double>?
-            if let raw = cmsReadTag(handle, cmsSigMediaWhitePointTag) {
+            if let raw = read(cmsSigMediaWhitePointTag) {
                 let xyz = raw.assumingMemoryBound(to: cmsCIEXYZ.self).pointee
                 mediaWhite = SIMD3(xyz.X, xyz.Y, xyz.Z)
             }
             var sourceWhite = mediaWhite
-            if version >= 4, let white = mediaWhite,
-               let raw = cmsReadTag(handle, cmsSigChromaticAdaptationTag) {
+            if version >= 4, let white = mediaWhite, let raw = read(cmsSigChromaticAdaptationTag) {
+                // cmsMAT3: three rows of three doubles.
                 let m = raw.assumingMemoryBound(to: Double.self)
                 let chad = Matrix3((0..<9).map { m[$0] })
                 sourceWhite = chad.inverse.map { $0 * white }
             }
-            return Contents(colorSpaceSignature: signature, version: version,
-                            profileDescription: description, isMatrixShaper: isMatrixShaper,
-                            isLinear: isLinear, mediaWhitePointXYZ: mediaWhite,
-                            sourceWhiteXYZ: sourceWhite, toneCurves: curves)
+            let contents = Contents(colorSpaceSignature: signature, version: version,
+                                    profileDescription: description, isMatrixShaper: isMatrixShaper,
+                                    isLinear: isLinear, mediaWhitePointXYZ: mediaWhite,
+                                    sourceWhiteXYZ: sourceWhite, toneCurves: curves)
+            return (contents, unreadable)
         }
-        guard messages.isEmpty else {
-            throw .malformedProfile(source: source, function: "cmsReadTag", message: messages)
+        guard unreadable.isEmpty, messages.isEmpty else {
+            let tags = unreadable.isEmpty ? "" : "cannot parse tag " + unreadable.map { "'\($0)'" }.joined(separator: ", ")
+            let joined = [tags, messages].filter { !$0.isEmpty }.joined(separator: "; ")
+            throw .malformedProfile(source: source, function: "cmsReadTag", message: joined)
         }
-        return result
+        return contents
     }
 
     /// One of the profile's informational strings (`cmsGetProfileInfoASCII`, language en-US),

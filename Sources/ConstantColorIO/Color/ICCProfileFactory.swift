@@ -41,8 +41,8 @@ public enum ICCProfileFactory {
     ///   - space: primaries and white (Display P3 or sRGB in this package).
     ///   - gamma: exponent of the decoding curve, linear = encoded^gamma; 2.2 by default.
     /// - Throws: `.invalidArgument` for a gamma that is not in (0, 32768) or chromaticities
-    ///   outside the spectrum triangle's bounding box; `.littleCMS` when a Little CMS call
-    ///   fails (for example collinear primaries).
+    ///   that are not a valid xy or collinear primaries; `.littleCMS` when a Little CMS call
+    ///   fails.
     public static func rgbGamma(space: RGBColorSpace, gamma: Double = 2.2) throws(ColorManagementError) -> [UInt8] {
         let function = "ICCProfileFactory.rgbGamma"
         // s15Fixed16Number (ICC.1:2010 section 4.6) holds values below 32768.
@@ -54,6 +54,11 @@ public enum ICCProfileFactory {
                 throw .invalidArgument(function: function,
                                        reason: "\(name) chromaticity (\(c.x), \(c.y)) is not a valid xy")
             }
+        }
+        // SMPTE RP 177-1993: the primaries' XYZ must span a basis (collinear primaries do not).
+        let primaries = Matrix3(columns: space.red.xyzUnitY, space.green.xyzUnitY, space.blue.xyzUnitY)
+        guard primaries.inverse != nil else {
+            throw .invalidArgument(function: function, reason: "the three primaries are collinear")
         }
         let context = try LittleCMSContext()
         let created = try createProfile(context: context, space: space, gamma: gamma)
