@@ -1,10 +1,46 @@
 import ArgumentParser
+import Foundation
 
 /// The `constant-color` command line.
+///
+/// Exit status: 0 success, 1 a check failed (threshold, tolerance), 2 bad usage or bad input, with
+/// one line on standard error that names the file and the problem.
 @main
 struct ConstantColorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "constant-color",
-        abstract: "Ambient-independent colors from a flash / no-flash pair of linear TIFFs.",
-        subcommands: [])
+        abstract: "Ambient-independent colors from a flash / no-flash pair of linear camera TIFFs.",
+        version: "0.1.0",
+        subcommands: [FuseCommand.self, CheckCommand.self])
+
+    /// Runs the command and maps every failure to the documented exit status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CheckFailed {
+            FileHandle.standardError.write(Data("constant-color: \(failure.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)  // --help, --version
+            }
+            let text: String
+            if code != .validationFailure, let described = error as? CustomStringConvertible {
+                text = described.description
+            } else {
+                text = message(for: error)
+            }
+            let line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            FileHandle.standardError.write(Data("constant-color: \(line)\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// A check that ran and did not pass (exit status 1).
+struct CheckFailed: Error {
+    /// What failed, one line.
+    var message: String
 }

@@ -59,16 +59,33 @@ public struct Matrix3: Sendable, Equatable, Codable {
             + m[2] * (m[3] * m[7] - m[4] * m[6])
     }
 
-    /// The inverse by the adjugate; `nil` when the matrix is singular (|det| below 1e-300 or not finite).
+    /// The inverse by the adjugate, or `nil` when the matrix is singular or not finite.
+    ///
+    /// Singularity is judged after scaling each row to a largest entry of 1 (row equilibration),
+    /// so the test does not depend on the matrix's units: the matrix is singular when that
+    /// scaled determinant is at most 1e-12 (by Hadamard's inequality it is at most 3^(3/2) for
+    /// any matrix, so this means a condition number beyond ~1e12, where rounding would leave
+    /// only a few correct digits in the inverse). inverse(A) = inverse(D·A)·D with D the
+    /// row scaling.
     public var inverse: Matrix3? {
-        let d = determinant
-        guard d.isFinite, abs(d) > 1e-300 else { return nil }
+        guard m.allSatisfy(\.isFinite) else { return nil }
+        var rowScale = SIMD3<Double>()
+        for i in 0..<3 {
+            let largest = max(abs(m[i * 3]), abs(m[i * 3 + 1]), abs(m[i * 3 + 2]))
+            guard largest > 0 else { return nil }
+            rowScale[i] = 1 / largest
+        }
+        guard rowScale.x.isFinite, rowScale.y.isFinite, rowScale.z.isFinite else { return nil }
+        let b = Matrix3.diagonal(rowScale) * self
+        let d = b.determinant
+        guard abs(d) > 1e-12 else { return nil }
+        let e = b.m
         let c = [
-            m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-            m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-            m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3],
+            e[4] * e[8] - e[5] * e[7], e[2] * e[7] - e[1] * e[8], e[1] * e[5] - e[2] * e[4],
+            e[5] * e[6] - e[3] * e[8], e[0] * e[8] - e[2] * e[6], e[2] * e[3] - e[0] * e[5],
+            e[3] * e[7] - e[4] * e[6], e[1] * e[6] - e[0] * e[7], e[0] * e[4] - e[1] * e[3],
         ]
-        return Matrix3(c.map { $0 / d })
+        return Matrix3(c.map { $0 / d }) * Matrix3.diagonal(rowScale)
     }
 
     /// The transpose.

@@ -1,0 +1,97 @@
+/// A single-channel `Float` image for analysis (registration features, local statistics).
+public struct GrayImage: Sendable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Row-major samples.
+    public var pixels: [Float]
+
+    /// An image filled with `value`.
+    public init(width: Int, height: Int, repeating value: Float = 0) {
+        self.width = width; self.height = height
+        pixels = [Float](repeating: value, count: width * height)
+    }
+
+    /// Wraps samples; `pixels.count == width * height`.
+    public init(width: Int, height: Int, pixels: [Float]) {
+        precondition(pixels.count == width * height)
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// Sample at integer position.
+    @inlinable public subscript(x: Int, y: Int) -> Float { pixels[y * width + x] }
+
+    /// Halves the size by averaging 2×2 blocks (odd last row/column dropped). A point at continuous
+    /// coordinate `x` maps to `x / 2`.
+    public func downsampled2x() -> GrayImage {
+        let w = width / 2, h = height / 2
+        var out = GrayImage(width: w, height: h)
+        pixels.withUnsafeBufferPointer { src in
+            out.pixels.withUnsafeMutableBufferPointer { dstBuffer in
+                let dst = SharedMutableBuffer(dstBuffer)
+                let s = UncheckedSendableBox(src)
+                let sw = width
+                forEachRowBand(rowCount: h, minimumRowsPerBand: 64) { rows in
+                    for y in rows {
+                        let r0 = 2 * y * sw, r1 = r0 + sw
+                        for x in 0..<w {
+                            dst[y * w + x] = 0.25 * (s.value[r0 + 2 * x] + s.value[r0 + 2 * x + 1]
+                                                     + s.value[r1 + 2 * x] + s.value[r1 + 2 * x + 1])
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Mean over a (2r+1)² box at each pixel, edges handled by clamping the window to the image
+    /// (the mean is over the pixels inside). Separable running sums: O(1) per pixel.
+    public func boxMean(radius r: Int) -> GrayImage {
+        let w = width, h = height
+        var tmp = [Float](repeating: 0, count: w * h)
+        var out = GrayImage(width: w, height: h)
+        pixels.withUnsafeBufferPointer { src in
+            tmp.withUnsafeMutableBufferPointer { t in
+                for y in 0..<h {
+                    var acc: Double = 0
+                    let row = y * w
+                    for x in 0..<min(r, w) { acc += Double(src[row + x]) }
+                    for x in 0..<w {
+                        if x + r < w { acc += Double(src[row + x + r]) }
+                        if x - r - 1 >= 0 { acc -= Double(src[row + x - r - 1]) }
+                        let count = min(w - 1, x + r) - max(0, x - r) + 1
+                        t[row + x] = Float(acc / Double(count))
+                    }
+                }
+            }
+        }
+        tmp.withUnsafeBufferPointer { t in
+            out.pixels.withUnsafeMutableBufferPointer { dst in
+                var acc = [Double](repeating: 0, count: w)
+                for y in 0..<min(r, h) { for x in 0..<w { acc[x] += Double(t[y * w + x]) } }
+                for y in 0..<h {
+                    if y + r < h { for x in 0..<w { acc[x] += Double(t[(y + r) * w + x]) } }
+                    if y - r - 1 >= 0 { for x in 0..<w { acc[x] -= Double(t[(y - r - 1) * w + x]) } }
+                    let count = Double(min(h - 1, y + r) - max(0, y - r) + 1)
+                    for x in 0..<w { dst[y * w + x] = Float(acc[x] / count) }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Bilinear sample at continuous coordinates (pixel centers at half-integers); `nil` outside
+    /// the area where all four neighbours exist.
+    @inlinable public func bilinear(x: Float, y: Float) -> Float? {
+        let fx = x - 0.5, fy = y - 0.5
+        guard fx >= 0, fy >= 0, fx <= Float(width - 1), fy <= Float(height - 1) else { return nil }
+        let x0 = min(Int(fx), width - 2), y0 = min(Int(fy), height - 2)
+        let ax = fx - Float(x0), ay = fy - Float(y0)
+        let i = y0 * width + x0
+        let top = pixels[i] + ax * (pixels[i + 1] - pixels[i])
+        let bottom = pixels[i + width] + ax * (pixels[i + width + 1] - pixels[i + width])
+        return top + ay * (bottom - top)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// The version of the library and tool.
+public enum ConstantColorVersion {
+    /// Semantic version string.
+    public static let current = "0.1.0"
+}
+
+/// One input frame as decoded: camera RGB in data numbers and its exposure.
+public struct RawFrame: Sendable {
+    /// Camera RGB data numbers (black level not yet subtracted), 3 planes.
+    public var image: PlanarImage
+    /// The frame's exposure.
+    public var exposure: ExposureSettings
+    /// Where it came from (for messages).
+    public var name: String
+
+    /// Creates a raw frame.
+    public init(image: PlanarImage, exposure: ExposureSettings, name: String) {
+        self.image = image; self.exposure = exposure; self.name = name
+    }
+}
+
+/// Options of `FusionPipeline.run`.
+public struct FusionOptions: Sendable {
+    /// Output primaries of the rendered image (Display P3 by default).
+    public var primaries: OutputPrimaries = .displayP3
+    /// Space of the linear measurement output.
+    public var linearSpace: LinearOutputSpace = .rgb
+    /// Decision threshold on the center-weighted mean confidence.
+    public var threshold: Double = ConfidenceSummary.defaultThreshold
+    /// A fixed output exposure (linear output units per normalized unit); automatic when nil.
+    public var outputScale: Double? = nil
+    /// Registration settings.
+    public var registration = RegistrationOptions()
+    /// Whether to render the fallback (ambient photo) image.
+    public var renderFallback = false
+
+    /// Default options.
+    public init() {}
+}
+
+/// Errors of the pipeline's inputs.
+public enum FusionError: Error, Equatable, CustomStringConvertible {
+    /// The two frames differ in size.
+    case sizeMismatch(flash: String, ambient: String, flashSize: String, ambientSize: String)
+    /// A frame is not 3-channel camera RGB.
+    case notRGB(name: String, channels: Int)
+    /// A frame is too small to register.
+    case tooSmall(name: String, width: Int, height: Int)
+
+    public var description: String {
+        switch self {
+        case let .sizeMismatch(f, a, fs, as_):
+            return "\(a): size \(as_) differs from the flash frame \(f) (\(fs)); the frames must be the same size"
+        case let .notRGB(name, c): return "\(name): has \(c) channel(s); camera RGB (3 samples per pixel) is required"
+        case let .tooSmall(name, w, h): return "\(name): \(w)x\(h) is too small (at least 32x32 is needed to register)"
+        }
+    }
+}
+
+/// Everything `fuse` produces.
+public struct FusionResult: Sendable {
+    /// The rendered image as 16-bit code values (0…65535 in `Float`), gap-filled, tone-mapped, γ 2.2.
+    public var rendered16: PlanarImage
+    /// The linear, un-tone-mapped, not gap-filled dark-room rendering (`options.linearSpace`).
+    public var linear: PlanarImage
+    /// Confidence in [0, 1], one plane.
+    public var confidence: PlanarImage
+    /// The ambient frame rendered as a normal photo (16-bit code values), when asked for.
+    public var fallback16: PlanarImage?
+    /// The report (SPEC 4.4); input paths are filled in by the caller.
+    public var report: FusionReport
+    /// The registration found.
+    public var registration: RegistrationResult
+}
+
+/// SPEC section 2 as one plain function: each stage in order, top to bottom.
+public enum FusionPipeline {
+    /// Runs normalization, registration, dark-room estimate, rendering, confidence, gap fill and
+    /// the summary on a decoded pair.
+    public static func run(flash: RawFrame, ambient: RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
+                           options: FusionOptions = FusionOptions()) throws -> FusionResult {
+        for f in [flash, ambient] where f.image.channelCount != 3 {
+            throw FusionError.notRGB(name: f.name, channels: f.image.channelCount)
+        }
+        guard flash.image.width == ambient.image.width, flash.image.height == ambient.image.height else {
+            throw FusionError.sizeMismatch(flash: flash.name, ambient: ambient.name,
+                                           flashSize: "\(flash.image.width)x\(flash.image.height)",
+                                           ambientSize: "\(ambient.image.width)x\(ambient.image.height)")
+        }
+        guard flash.image.width >= 32, flash.image.height >= 32 else {
+            throw FusionError.tooSmall(name: flash.name, width: flash.image.width, height: flash.image.height)
+        }
+        _ = try flash.exposure.validated()
+        _ = try ambient.exposure.validated()
+        var timings = StageTimer()
+
+        // 2. Exposure normalization.
+        let F = ExposureNormalization.normalize(raw: flash.image, exposure: flash.exposure, camera: camera)
+        let A = ExposureNormalization.normalize(raw: ambient.image, exposure: ambient.exposure, camera: camera)
+        timings.lap("normalize")
+
+        // 3. Registration.
+        let registration = Registration.register(flash: F, ambient: A, options: options.registration)
+        timings.lap("register")
+
+        // 4. Dark-room estimate.
+        let D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
+        timings.lap("darkRoom")
+
+        // 5. Color rendering (exposure from the usable, well-exposed part of D).
+        var rendering = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
+        let scale = options.outputScale ?? ColorRendering.automaticScale(
+            cameraToXYZ: rendering.cameraToXYZ, image: D.difference, usable: D.flags.map { $0 == 0 })
+        rendering = rendering.withScale(scale)
+        let darkRoomRGB = rendering.linearOutput(D.difference, space: .rgb)
+        let linear = options.linearSpace == .rgb ? darkRoomRGB : rendering.linearOutput(D.difference, space: .xyz)
+        timings.lap("render")
+
+        // 6. Confidence.
+        let confidence = Confidence.map(estimate: D, rendering: rendering, registration: registration)
+        timings.lap("confidence")
+
+        // 7. Gap fill toward the flash frame, then the global tone curve and γ 2.2.
+        let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
+                                                       confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
+        let flashRGB = rendering.withScale(flashScale).linearOutput(F.image, space: .rgb)
+        let filled = GapFill.blend(darkRoom: darkRoomRGB, flashFrame: flashRGB, confidence: confidence)
+        let curve = ToneCurve()
+        let rendered16 = curve.encode16(filled)
+        timings.lap("gapFillAndEncode")
+
+        // 8. Summary, decision, fallback.
+        let mean = ConfidenceSummary.centerWeightedMean(confidence)
+        let decision = ConfidenceSummary.decision(meanConfidence: mean, threshold: options.threshold)
+        var fallback16: PlanarImage? = nil
+        if options.renderFallback {
+            fallback16 = curve.encode16(AmbientPhotoRendering.render(A, flash: flashProfile, primaries: options.primaries).image)
+            timings.lap("fallback")
+        }
+        var either = 0
+        for f in D.flags where f & (PixelFlag.flashClipped | PixelFlag.ambientClipped) != 0 { either += 1 }
+        let report = FusionReport(
+            version: ConstantColorVersion.current,
+            width: flash.image.width, height: flash.image.height,
+            centerWeightedMeanConfidence: mean, threshold: options.threshold, decision: decision,
+            registration: .init(registration, width: flash.image.width, height: flash.image.height),
+            exposure: .init(flash: flash.exposure, ambient: ambient.exposure),
+            clippedFraction: .init(flash: F.clippedFraction, ambient: A.clippedFraction,
+                                   either: Double(either) / Double(max(1, D.flags.count))),
+            rendering: .init(primaries: options.primaries.rawValue, linearSpace: options.linearSpace.rawValue,
+                             outputScale: scale, automaticExposure: options.outputScale == nil,
+                             toneCurveKnee: Double(curve.knee), gamma: Double(curve.gamma),
+                             flashFrameScale: flashScale),
+            timingsSeconds: timings.seconds, inputs: [:])
+        return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
+                            fallback16: fallback16, report: report, registration: registration)
+    }
+}
+
+/// Wall-clock time per named stage.
+public struct StageTimer: Sendable {
+    private var last = DispatchTime.now().uptimeNanoseconds
+    /// Seconds per stage, in the order measured.
+    public private(set) var seconds: [String: Double] = [:]
+    /// Starts timing now.
+    public init() {}
+    /// Records the time since the previous lap under `name`.
+    public mutating func lap(_ name: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        seconds[name, default: 0] += Double(now - last) / 1e9
+        last = now
+    }
+}

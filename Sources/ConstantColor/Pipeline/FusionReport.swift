@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The report of one `fuse` run (SPEC 4.4), written as JSON.
+public struct FusionReport: Sendable, Codable {
+    /// Tool version.
+    public var version: String
+    /// Frame size.
+    public var width: Int, height: Int
+    /// Center-weighted mean confidence (SPEC 2.8).
+    public var centerWeightedMeanConfidence: Double
+    /// The threshold it was compared with.
+    public var threshold: Double
+    /// The decision.
+    public var decision: FusionDecision
+    /// What registration found.
+    public var registration: RegistrationReport
+    /// Both frames' exposures and their ratio.
+    public var exposure: ExposureReport
+    /// Fractions of clipped pixels.
+    public var clippedFraction: ClippedFractionReport
+    /// How the output was rendered.
+    public var rendering: RenderingReport
+    /// Seconds per stage.
+    public var timingsSeconds: [String: Double]
+    /// Input and profile paths (`flash`, `ambient`, `camera`, `flashProfile`) and outputs.
+    public var inputs: [String: String]
+
+    /// Registration in the report.
+    public struct RegistrationReport: Sendable, Codable {
+        /// Chosen model.
+        public var model: MotionModel
+        /// 3×3 matrix mapping flash-frame pixel coordinates to ambient-frame coordinates.
+        public var ambientFromFlash: [[Double]]
+        /// Displacement of the frame center, pixels.
+        public var translationPixels: [Double]
+        /// Rotation, degrees (from the matrix's linear part).
+        public var rotationDegrees: Double
+        /// Uniform scale (from the matrix's linear part).
+        public var scale: Double
+        /// Robust relative residual of the chosen model.
+        public var residual: Double
+        /// Residual of every fitted model.
+        public var residualByModel: [String: Double]
+
+        /// Summarizes a registration result.
+        public init(_ r: RegistrationResult, width: Int, height: Int) {
+            model = r.model
+            ambientFromFlash = r.ambientFromFlash.rows
+            let d = r.displacement(atX: Double(width) / 2, y: Double(height) / 2)
+            translationPixels = [d.dx, d.dy]
+            let m = r.ambientFromFlash
+            rotationDegrees = atan2(m[1, 0] - m[0, 1], m[0, 0] + m[1, 1]) * 180 / .pi
+            scale = (abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0])).squareRoot()
+            residual = r.residual
+            residualByModel = Dictionary(uniqueKeysWithValues: r.residualByModel.map { ($0.key.rawValue, $0.value) })
+        }
+    }
+
+    /// Exposure in the report.
+    public struct ExposureReport: Sendable, Codable {
+        /// Flash frame exposure.
+        public var flash: ExposureSettings
+        /// Ambient frame exposure.
+        public var ambient: ExposureSettings
+        /// `t·ISO/100/N²` of each frame.
+        public var flashRadiometricScale: Double, ambientRadiometricScale: Double
+        /// Ambient-to-flash exposure ratio (ambient scale / flash scale), from the metadata.
+        public var ambientToFlashRatio: Double
+
+        /// Builds the exposure summary.
+        public init(flash: ExposureSettings, ambient: ExposureSettings) {
+            self.flash = flash; self.ambient = ambient
+            flashRadiometricScale = flash.radiometricScale
+            ambientRadiometricScale = ambient.radiometricScale
+            ambientToFlashRatio = ambient.radiometricScale / flash.radiometricScale
+        }
+    }
+
+    /// Clipping in the report.
+    public struct ClippedFractionReport: Sendable, Codable {
+        /// Fraction of flash pixels clipped.
+        public var flash: Double
+        /// Fraction of ambient pixels clipped.
+        public var ambient: Double
+        /// Fraction of output pixels clipped in either (after registration).
+        public var either: Double
+    }
+
+    /// Rendering parameters in the report.
+    public struct RenderingReport: Sendable, Codable {
+        /// `p3` or `srgb`.
+        public var primaries: String
+        /// `rgb` or `xyz`.
+        public var linearSpace: String
+        /// Global exposure applied (linear output per normalized unit).
+        public var outputScale: Double
+        /// Whether it was chosen automatically.
+        public var automaticExposure: Bool
+        /// Tone curve knee.
+        public var toneCurveKnee: Double
+        /// Encoding gamma.
+        public var gamma: Double
+        /// Exposure of the flash-frame rendering used for gap fill.
+        public var flashFrameScale: Double
+    }
+}

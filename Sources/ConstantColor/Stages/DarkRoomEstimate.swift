@@ -1,0 +1,86 @@
+/// Per-pixel flags of the dark-room estimate (bits of a byte).
+public enum PixelFlag {
+    /// The flash frame is clipped here (any channel).
+    public static let flashClipped: UInt8 = 1
+    /// The registered ambient sample touches a clipped ambient pixel.
+    public static let ambientClipped: UInt8 = 2
+    /// The ambient frame has no sample here (outside it after registration).
+    public static let noAmbientSample: UInt8 = 4
+}
+
+/// Stage 4 of SPEC: the image the scene would give lit by the flash alone, `D = F − A`, with its
+/// per-channel noise variance (flash and registered-ambient variances add; independent frames).
+public struct DarkRoomEstimate: Sendable {
+    /// `F − A` in normalized camera RGB, 3 planes, flash-frame geometry.
+    public var difference: PlanarImage
+    /// Noise variance of each channel of `difference`, 3 planes.
+    public var variance: PlanarImage
+    /// `PixelFlag` bits per pixel.
+    public var flags: [UInt8]
+
+    /// Subtracts the ambient frame, resampled through `registration` (bilinear, pixel centers at
+    /// half-integers), from the flash frame.
+    public init(flash: LinearFrame, ambient: LinearFrame, registration: RegistrationResult) {
+        let w = flash.image.width, h = flash.image.height, n = w * h
+        precondition(ambient.image.width == w && ambient.image.height == h)
+        var difference = PlanarImage(width: w, height: h, channelCount: 3)
+        var variance = PlanarImage(width: w, height: h, channelCount: 3)
+        var flags = [UInt8](repeating: 0, count: n)
+        let hm = registration.ambientFromFlash
+        let m = hm.m.map { $0 }
+        let affine = m[6] == 0 && m[7] == 0 && m[8] == 1
+        let fn = flash.noise, an = ambient.noise
+        flash.image.samples.withUnsafeBufferPointer { fBuffer in
+        ambient.image.samples.withUnsafeBufferPointer { aBuffer in
+        flash.clipped.withUnsafeBufferPointer { fcBuffer in
+        ambient.clipped.withUnsafeBufferPointer { acBuffer in
+        difference.samples.withUnsafeMutableBufferPointer { dBuffer in
+        variance.samples.withUnsafeMutableBufferPointer { vBuffer in
+        flags.withUnsafeMutableBufferPointer { flBuffer in
+            let inputs = UncheckedSendableBox((fBuffer, aBuffer, fcBuffer, acBuffer))
+            let d = SharedMutableBuffer(dBuffer), v = SharedMutableBuffer(vBuffer)
+            let fl = SharedMutableBuffer(flBuffer)
+            forEachRowBand(rowCount: h) { rows in
+                let (f, a, fc, ac) = inputs.value
+                for y in rows {
+                    let py = Double(y) + 0.5
+                    for x in 0..<w {
+                        let i = y * w + x
+                        let px = Double(x) + 0.5
+                        // Ambient position of this flash pixel's center, as a fractional index.
+                        var ax = m[0] * px + m[1] * py + m[2], ay = m[3] * px + m[4] * py + m[5]
+                        if !affine {
+                            let z = m[6] * px + m[7] * py + m[8]
+                            ax /= z; ay /= z
+                        }
+                        let fx = ax - 0.5, fy = ay - 0.5
+                        var flag: UInt8 = fc[i] != 0 ? PixelFlag.flashClipped : 0
+                        let fr = f[i], fg = f[n + i], fb = f[2 * n + i]
+                        var ar: Float = 0, ag: Float = 0, ab: Float = 0
+                        if fx >= 0 && fy >= 0 && fx <= Double(w - 1) && fy <= Double(h - 1) {
+                            let x0 = min(Int(fx), w - 2), y0 = min(Int(fy), h - 2)
+                            let tx = Float(fx - Double(x0)), ty = Float(fy - Double(y0))
+                            let j = y0 * w + x0
+                            let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty
+                            ar = w00 * a[j] + w10 * a[j + 1] + w01 * a[j + w] + w11 * a[j + w + 1]
+                            ag = w00 * a[n + j] + w10 * a[n + j + 1] + w01 * a[n + j + w] + w11 * a[n + j + w + 1]
+                            ab = w00 * a[2 * n + j] + w10 * a[2 * n + j + 1] + w01 * a[2 * n + j + w] + w11 * a[2 * n + j + w + 1]
+                            if (ac[j] | ac[j + 1] | ac[j + w] | ac[j + w + 1]) != 0 { flag |= PixelFlag.ambientClipped }
+                        } else {
+                            flag |= PixelFlag.noAmbientSample
+                        }
+                        d[i] = fr - ar; d[n + i] = fg - ag; d[2 * n + i] = fb - ab
+                        // Conservative: the interpolation's averaging of ambient noise is not credited.
+                        v[i] = fn.variance(fr) + an.variance(ar)
+                        v[n + i] = fn.variance(fg) + an.variance(ag)
+                        v[2 * n + i] = fn.variance(fb) + an.variance(ab)
+                        fl[i] = flag
+                    }
+                }
+            }
+        }}}}}}}
+        self.difference = difference
+        self.variance = variance
+        self.flags = flags
+    }
+}

@@ -1,0 +1,96 @@
+/// Per-pixel noise of a normalized frame as the affine function `σ² = varianceOffset + varianceSlope · v`
+/// of its own normalized value `v` (Poisson–Gaussian model of `NoiseModel` divided by the exposure scale²).
+public struct FrameNoise: Sendable, Equatable {
+    /// Read-noise variance in normalized units².
+    public var varianceOffset: Float
+    /// Shot-noise variance per unit of normalized signal.
+    public var varianceSlope: Float
+
+    /// The noise of a frame taken with `exposure` on a camera with `noise`.
+    public init(noise: NoiseModel, exposure: ExposureSettings) {
+        let scale = exposure.radiometricScale
+        let c = noise.coefficients(iso: exposure.isoSpeed)
+        // s_DN = v·scale, σ²_DN = a + b·s_DN, σ²_v = σ²_DN / scale² = a/scale² + (b/scale)·v.
+        varianceOffset = Float(c.readVarianceDN2 / (scale * scale))
+        varianceSlope = Float(c.shotDNPerDN / scale)
+    }
+
+    /// Creates the model from its two coefficients.
+    public init(varianceOffset: Float, varianceSlope: Float) {
+        self.varianceOffset = varianceOffset
+        self.varianceSlope = varianceSlope
+    }
+
+    /// Variance of a sample whose normalized value is `v` (negative values count as zero signal).
+    @inlinable public func variance(_ v: Float) -> Float {
+        varianceOffset + varianceSlope * max(0, v)
+    }
+}
+
+/// A frame in linear, exposure-normalized camera RGB with its clipping mask and noise model.
+///
+/// Values are `(DN − black) / (t · ISO/100 / N²)` (SPEC 2.2), so that two frames of the same
+/// light give the same values whatever their exposure.
+public struct LinearFrame: Sendable {
+    /// Normalized camera RGB, 3 planes.
+    public var image: PlanarImage
+    /// 1 where any channel was at or near the white level, else 0; row-major, one byte a pixel.
+    public var clipped: [UInt8]
+    /// The per-pixel noise model in normalized units.
+    public var noise: FrameNoise
+    /// The exposure the frame was taken with.
+    public var exposure: ExposureSettings
+    /// Fraction of pixels flagged as clipped.
+    public var clippedFraction: Double {
+        guard !clipped.isEmpty else { return 0 }
+        var n = 0
+        for c in clipped where c != 0 { n += 1 }
+        return Double(n) / Double(clipped.count)
+    }
+
+    /// Wraps already-normalized data.
+    public init(image: PlanarImage, clipped: [UInt8], noise: FrameNoise, exposure: ExposureSettings) {
+        precondition(clipped.count == image.pixelCount)
+        self.image = image; self.clipped = clipped; self.noise = noise; self.exposure = exposure
+    }
+}
+
+/// Stage 2 of SPEC: black level, clipping flags and exposure normalization.
+public enum ExposureNormalization {
+    /// Fraction of the black-to-white range above which a sample counts as clipped ("at or near the
+    /// white level"): raw clipping is often a little below the nominal white level.
+    public static let clippingFraction: Double = 0.98
+
+    /// Normalizes a decoded frame in data numbers (3 planes) with the camera's levels and noise.
+    public static func normalize(raw: PlanarImage, exposure: ExposureSettings, camera: CameraProfile) -> LinearFrame {
+        precondition(raw.channelCount == 3, "camera RGB has 3 channels")
+        let black = Float(camera.blackLevel)
+        let clipDN = Float(camera.blackLevel + clippingFraction * (camera.whiteLevel - camera.blackLevel))
+        let inverseScale = Float(1 / exposure.radiometricScale)
+        let n = raw.pixelCount
+        let width = raw.width
+        var out = PlanarImage(width: raw.width, height: raw.height, channelCount: 3)
+        var clipped = [UInt8](repeating: 0, count: n)
+        raw.samples.withUnsafeBufferPointer { src in
+            out.samples.withUnsafeMutableBufferPointer { dstBuffer in
+                clipped.withUnsafeMutableBufferPointer { clipBuffer in
+                    let dst = SharedMutableBuffer(dstBuffer)
+                    let clip = SharedMutableBuffer(clipBuffer)
+                    let source = UncheckedSendableBox(src)
+                    forEachRowBand(rowCount: raw.height) { rows in
+                        let s = source.value
+                        for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
+                            let r = s[i], g = s[n + i], b = s[2 * n + i]
+                            clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN) ? 1 : 0
+                            dst[i] = (r - black) * inverseScale
+                            dst[n + i] = (g - black) * inverseScale
+                            dst[2 * n + i] = (b - black) * inverseScale
+                        }
+                    }
+                }
+            }
+        }
+        return LinearFrame(image: out, clipped: clipped,
+                           noise: FrameNoise(noise: camera.noise, exposure: exposure), exposure: exposure)
+    }
+}

@@ -1,0 +1,58 @@
+/// Stage 7 of SPEC: where confidence is low, blend toward the flash frame rendered with the same
+/// white balance, matrix and exposure level, so that the output has neither noise nor odd colors
+/// there. The linear measurement output is not gap-filled: its low-confidence pixels are what the
+/// confidence map says they are.
+public enum GapFill {
+    /// Confidence at and above which a pixel is entirely the dark-room estimate.
+    public static let fullWeightConfidence: Float = 0.5
+
+    /// Blend weight of the dark-room estimate for a confidence (smoothstep from 0 to
+    /// `fullWeightConfidence`).
+    @inlinable public static func weight(confidence c: Float) -> Float {
+        let t = min(1, max(0, c / fullWeightConfidence))
+        return t * t * (3 - 2 * t)
+    }
+
+    /// Blends two linear output images (3 planes each) by the confidence map.
+    public static func blend(darkRoom: PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage) -> PlanarImage {
+        precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)
+        let n = darkRoom.pixelCount, w = darkRoom.width
+        var out = darkRoom
+        flashFrame.samples.withUnsafeBufferPointer { fBuffer in
+        confidence.samples.withUnsafeBufferPointer { cBuffer in
+        out.samples.withUnsafeMutableBufferPointer { oBuffer in
+            let inputs = UncheckedSendableBox((fBuffer, cBuffer))
+            let o = SharedMutableBuffer(oBuffer)
+            forEachRowBand(rowCount: darkRoom.height) { rows in
+                let (f, c) = inputs.value
+                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                    let a = weight(confidence: c[i])
+                    if a >= 1 { continue }
+                    for k in 0..<3 {
+                        let j = k * n + i
+                        o[j] = a * o[j] + (1 - a) * f[j]
+                    }
+                }
+            }
+        }}}
+        return out
+    }
+
+    /// The exposure that makes the flash frame's rendering as bright as the dark-room rendering
+    /// where the estimate is trusted: the median of `Y_D / Y_F` over pixels with confidence ≥ 0.5.
+    public static func matchingScale(darkRoomCamera: PlanarImage, flashCamera: PlanarImage,
+                                     confidence: PlanarImage, cameraToXYZ: Matrix3) -> Double {
+        let n = darkRoomCamera.pixelCount
+        let row = cameraToXYZ.rows[1].map(Float.init)
+        let step = max(1, n / 500_000)
+        var ratios: [Float] = []
+        for i in stride(from: 0, to: n, by: step) where confidence.samples[i] >= 0.5 {
+            let yd = row[0] * darkRoomCamera.samples[i] + row[1] * darkRoomCamera.samples[n + i] + row[2] * darkRoomCamera.samples[2 * n + i]
+            let yf = row[0] * flashCamera.samples[i] + row[1] * flashCamera.samples[n + i] + row[2] * flashCamera.samples[2 * n + i]
+            if yf > 0 && yd > 0 { ratios.append(yd / yf) }
+        }
+        guard !ratios.isEmpty else { return 1 }
+        let k = ratios.count / 2
+        return Double(ratios.withUnsafeMutableBufferPointer { $0.partitionAtMedian(k) })
+    }
+}

@@ -1,0 +1,377 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Options of the registration stage.
+public struct RegistrationOptions: Sendable {
+    /// The model to fit; `nil` fits them in order and keeps the simplest that explains the motion.
+    public var model: MotionModel?
+    /// The finest pyramid level used has at most this many pixels (larger images are aligned on a
+    /// downsampled level; the estimate is still sub-pixel at full resolution).
+    public var maximumWorkingPixels: Int
+    /// At most this many strong-gradient pixels drive the Gauss–Newton iterations at each level.
+    public var maximumSamplePixels: Int
+    /// A richer model is kept only if it lowers the robust residual by at least this fraction.
+    public var modelSelectionGain: Double
+
+    /// Defaults: automatic model, 2 MP working level, 60 000 samples, 0.5 % residual gain.
+    public init(model: MotionModel? = nil, maximumWorkingPixels: Int = 2_000_000,
+                maximumSamplePixels: Int = 60_000, modelSelectionGain: Double = 0.005) {
+        self.model = model
+        self.maximumWorkingPixels = maximumWorkingPixels
+        self.maximumSamplePixels = maximumSamplePixels
+        self.modelSelectionGain = modelSelectionGain
+    }
+}
+
+/// What registration found.
+public struct RegistrationResult: Sendable {
+    /// The chosen model.
+    public var model: MotionModel
+    /// Maps a point of the flash frame (continuous pixel coordinates, pixel (i, j) covering
+    /// [i, i+1) × [j, j+1)) to the same scene point in the ambient frame.
+    public var ambientFromFlash: Matrix3
+    /// Robust RMS of the feature residual divided by the RMS of the flash features (0 = perfect).
+    public var residual: Double
+    /// The residual of every model that was fitted.
+    public var residualByModel: [MotionModel: Double]
+    /// Local agreement of the two frames' structure in [0, 1] (1 = agree or no structure to tell),
+    /// at `matchMapDownscale` times lower resolution than the frames.
+    public var matchMap: GrayImage
+    /// Ratio between the frames' size and the match map's.
+    public var matchMapDownscale: Int
+
+    /// The displacement (ambient position − flash position) of a flash-frame point, in pixels.
+    public func displacement(atX x: Double, y: Double) -> (dx: Double, dy: Double) {
+        let p = ambientFromFlash * SIMD3(x, y, 1)
+        return (p.x / p.z - x, p.y / p.z - y)
+    }
+}
+
+/// Stage 3 of SPEC: aligns the ambient frame to the flash frame.
+///
+/// Method: coarse-to-fine Gauss–Newton (Lucas & Kanade 1981; forward-additive, Baker & Matthews
+/// 2004) on high-passed log luminance, with a gain and offset fitted jointly (invariant to the
+/// contrast change between the frames, cf. ECC, Evangelidis & Psarakis 2008) and Huber weights so
+/// that moved shadows and specular highlights do not pull the estimate; an exhaustive integer
+/// search at the coarsest level widens the capture range.
+public enum Registration {
+    /// Registers `ambient` to `flash` (same size).
+    public static func register(flash: LinearFrame, ambient: LinearFrame,
+                                options: RegistrationOptions = RegistrationOptions()) -> RegistrationResult {
+        precondition(flash.image.width == ambient.image.width && flash.image.height == ambient.image.height)
+        let width = flash.image.width, height = flash.image.height
+        // Pyramids of luminance; the working (finest used) level is the first at most maximumWorkingPixels.
+        var flashLevels = [RegistrationFeatures.luminance(flash)]
+        var ambientLevels = [RegistrationFeatures.luminance(ambient)]
+        var readF = 3 * flash.noise.varianceOffset, readA = 3 * ambient.noise.varianceOffset
+        var scale = 1
+        while flashLevels[0].width * flashLevels[0].height > options.maximumWorkingPixels,
+              min(flashLevels[0].width, flashLevels[0].height) >= 64 {
+            flashLevels[0] = flashLevels[0].downsampled2x()
+            ambientLevels[0] = ambientLevels[0].downsampled2x()
+            scale *= 2; readF /= 4; readA /= 4
+        }
+        var levelReadF = [sqrt(readF)], levelReadA = [sqrt(readA)]
+        while let last = flashLevels.last, min(last.width, last.height) >= 48 {
+            flashLevels.append(last.downsampled2x())
+            ambientLevels.append(ambientLevels.last!.downsampled2x())
+            levelReadF.append(levelReadF.last! / 2); levelReadA.append(levelReadA.last! / 2)
+        }
+        let levels = (0..<flashLevels.count).map { l in
+            Level(template: RegistrationFeatures.features(luminance: flashLevels[l], readNoiseStd: levelReadF[l]),
+                  moving: RegistrationFeatures.features(luminance: ambientLevels[l], readNoiseStd: levelReadA[l]),
+                  frameWidth: width, frameHeight: height, maximumSamples: options.maximumSamplePixels)
+        }
+        // Coarsest level: integer search, then the coarse model.
+        // Coarse levels have too few pixels to pin down perspective terms: at most a similarity there.
+        let coarseModel: MotionModel = options.model.map { $0 == .homography ? .similarity : $0 } ?? .rigid
+        var warp = levels.last!.integerSearch(radius: 4).promoted(to: coarseModel)
+        var photometric = (gain: 1.0, offset: 0.0)
+        for l in stride(from: levels.count - 1, through: 1, by: -1) {
+            (warp, photometric, _) = levels[l].fit(warp, photometric: photometric, iterations: 20)
+        }
+        // Working level: fit the candidates and choose.
+        let finest = levels[0]
+        var residuals: [MotionModel: Double] = [:]
+        var chosen: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)
+        if let model = options.model {
+            let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30)
+            chosen = (r.0, r.1, r.2)
+            residuals[model] = r.2
+        } else {
+            var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
+            for model in MotionModel.allCases {
+                let start = best.map { $0.warp.promoted(to: model) } ?? warp.promoted(to: model)
+                let r = finest.fit(start, photometric: best?.photometric ?? photometric, iterations: 30)
+                residuals[model] = r.2
+                if let b = best {
+                    let extra = Double(model.parameterCount - b.warp.model.parameterCount)
+                    if r.2 < b.cost * (1 - options.modelSelectionGain * extra) { best = (r.0, r.1, r.2) }
+                } else {
+                    best = (r.0, r.1, r.2)
+                }
+            }
+            chosen = best!
+        }
+        let match = finest.matchMap(chosen.warp, photometric: chosen.photometric)
+        return RegistrationResult(model: chosen.warp.model,
+                                  ambientFromFlash: pixelMatrix(chosen.warp, width: width, height: height),
+                                  residual: chosen.cost, residualByModel: residuals,
+                                  matchMap: match, matchMapDownscale: scale)
+    }
+
+    /// The normalized warp as a matrix on full-resolution pixel coordinates.
+    static func pixelMatrix(_ warp: NormalizedWarp, width: Int, height: Int) -> Matrix3 {
+        let s = Double(max(width, height)) / 2, cx = Double(width) / 2, cy = Double(height) / 2
+        let toNormalized = Matrix3([1 / s, 0, -cx / s, 0, 1 / s, -cy / s, 0, 0, 1])
+        let fromNormalized = Matrix3([s, 0, cx, 0, s, cy, 0, 0, 1])
+        return fromNormalized * warp.matrix * toNormalized
+    }
+}
+
+/// One pyramid level: template (flash) and moving (ambient) features and the sample pixels.
+struct Level {
+    let template: GrayImage
+    let moving: GrayImage
+    let gradX: GrayImage
+    let gradY: GrayImage
+    /// Pixel indices used by the iterations (strong template gradient).
+    let samples: [Int32]
+    /// Normalization: u = (x − cx) / s in this level's pixels.
+    let cx: Double, cy: Double, s: Double
+
+    init(template: GrayImage, moving: GrayImage, frameWidth: Int, frameHeight: Int, maximumSamples: Int) {
+        self.template = template
+        self.moving = moving
+        (gradX, gradY) = RegistrationFeatures.gradients(moving)
+        let factor = Double(frameWidth) / Double(template.width)
+        cx = Double(frameWidth) / 2 / factor
+        cy = Double(frameHeight) / 2 / factor
+        s = Double(max(frameWidth, frameHeight)) / 2 / factor
+        // Strong-gradient template pixels: a threshold from a histogram of gradient magnitude.
+        let (tx, ty) = RegistrationFeatures.gradients(template)
+        var magnitude = [Float](repeating: 0, count: tx.pixels.count)
+        var maxMagnitude: Float = 0
+        for i in magnitude.indices {
+            magnitude[i] = tx.pixels[i] * tx.pixels[i] + ty.pixels[i] * ty.pixels[i]
+            maxMagnitude = max(maxMagnitude, magnitude[i])
+        }
+        var chosen: [Int32] = []
+        if maxMagnitude > 0 {
+            let bins = 1024
+            var histogram = [Int](repeating: 0, count: bins)
+            for m in magnitude { histogram[min(bins - 1, Int(m / maxMagnitude * Float(bins)))] += 1 }
+            var threshold: Float = 0, count = 0
+            for b in stride(from: bins - 1, through: 0, by: -1) {
+                count += histogram[b]
+                if count >= maximumSamples { threshold = Float(b + 1) / Float(bins) * maxMagnitude; break }
+            }
+            let w = template.width
+            for i in magnitude.indices where magnitude[i] > threshold && magnitude[i] > 0 {
+                let x = i % w, y = i / w
+                if x > 1 && y > 1 && x < w - 2 && y < template.height - 2 { chosen.append(Int32(i)) }
+            }
+        }
+        samples = chosen
+    }
+
+    /// Best integer shift (in this level's pixels) by normalized cross-correlation.
+    func integerSearch(radius: Int) -> NormalizedWarp {
+        let w = template.width, h = template.height
+        var best = (score: -Double.infinity, dx: 0, dy: 0)
+        for dy in -radius...radius {
+            for dx in -radius...radius {
+                var st = 0.0, sm = 0.0, stt = 0.0, smm = 0.0, stm = 0.0, n = 0.0
+                for y in max(0, -dy)..<min(h, h - dy) {
+                    for x in max(0, -dx)..<min(w, w - dx) {
+                        let t = Double(template.pixels[y * w + x]), m = Double(moving.pixels[(y + dy) * w + x + dx])
+                        st += t; sm += m; stt += t * t; smm += m * m; stm += t * m; n += 1
+                    }
+                }
+                guard n > 16 else { continue }
+                let cov = stm / n - st / n * sm / n
+                let vt = stt / n - st / n * st / n, vm = smm / n - sm / n * sm / n
+                let score = cov / max(1e-30, (vt * vm).squareRoot())
+                if score > best.score { best = (score, dx, dy) }
+            }
+        }
+        return NormalizedWarp(model: .translation, p: [Double(best.dx) / s, Double(best.dy) / s])
+    }
+
+    /// The Huber-weighted normal equations at `warp`: `JᵀWJ`, `JᵀWe`, the weighted squared error,
+    /// the template energy, Σ|e| and the number of samples used.
+    func normalEquations(_ warp: NormalizedWarp, gain: Double, offset: Double, huber: Double)
+        -> (normal: [Double], rhs: [Double], weightedSquares: Double, templateSquares: Double, absSum: Double, count: Double) {
+        let n = warp.model.parameterCount, m = n + 2
+        var jx = [Double](repeating: 0, count: n), jy = [Double](repeating: 0, count: n)
+        var jacobian = [Double](repeating: 0, count: m)
+        var normal = [Double](repeating: 0, count: m * m)
+        var rhs = [Double](repeating: 0, count: m)
+        var absSum = 0.0, sqSum = 0.0, tSq = 0.0, count = 0.0
+        for index in samples {
+            let i = Int(index)
+            let x = Double(i % template.width) + 0.5, y = Double(i / template.width) + 0.5
+            let (wu, wv) = warp.apply(u: (x - cx) / s, v: (y - cy) / s, jx: &jx, jy: &jy)
+            let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
+            guard let value = moving.bilinear(x: ax, y: ay),
+                  let gx = gradX.bilinear(x: ax, y: ay), let gy = gradY.bilinear(x: ax, y: ay) else { continue }
+            let t = Double(template.pixels[i])
+            let e = t - (gain * Double(value) + offset)
+            let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
+            absSum += abs(e); sqSum += weight * e * e; tSq += t * t; count += 1
+            let gsx = gain * Double(gx) * s, gsy = gain * Double(gy) * s
+            for k in 0..<n { jacobian[k] = gsx * jx[k] + gsy * jy[k] }
+            jacobian[n] = Double(value); jacobian[n + 1] = 1
+            for a in 0..<m {
+                let wa = weight * jacobian[a]
+                rhs[a] += wa * e
+                for b in a..<m { normal[a * m + b] += wa * jacobian[b] }
+            }
+        }
+        for a in 0..<m { for b in 0..<a { normal[a * m + b] = normal[b * m + a] } }
+        return (normal, rhs, sqSum, tSq, absSum, count)
+    }
+
+    /// Levenberg–Marquardt (Marquardt 1963) on the Huber-weighted Gauss–Newton system; a step is
+    /// kept only if it lowers the weighted error. Returns the warp, the photometric gain/offset
+    /// and the robust relative residual (√(Σ w e² / Σ t²) over the sample pixels).
+    func fit(_ start: NormalizedWarp, photometric start2: (gain: Double, offset: Double),
+             iterations: Int) -> (NormalizedWarp, (gain: Double, offset: Double), Double) {
+        var warp = start
+        var gain = start2.gain, offset = start2.offset
+        let n = warp.model.parameterCount, m = n + 2
+        // Robust scale from the start: σ ≈ 1.2533 · mean|e| for Gaussian residuals.
+        var current = normalEquations(warp, gain: gain, offset: offset, huber: .infinity)
+        guard current.count > Double(4 * m) else { return (warp, (gain, offset), .infinity) }
+        let huber = 1.345 * 1.2533 * current.absSum / current.count
+        current = normalEquations(warp, gain: gain, offset: offset, huber: huber)
+        var lambda = 1e-4
+        for _ in 0..<iterations {
+            var damped = current.normal
+            for a in 0..<m { damped[a * m + a] *= 1 + lambda }
+            guard let step = solveSymmetric(damped, current.rhs, size: m) else { lambda *= 10; continue }
+            var candidate = warp
+            for k in 0..<n { candidate.p[k] += step[k] }
+            let trial = normalEquations(candidate, gain: gain + step[n], offset: offset + step[n + 1], huber: huber)
+            let comparable = trial.count >= current.count * 0.98
+            if comparable && trial.weightedSquares / trial.count <= current.weightedSquares / current.count {
+                warp = candidate; gain += step[n]; offset += step[n + 1]
+                current = trial
+                lambda = max(1e-9, lambda / 10)
+                // Largest motion the step caused, in level pixels (normalized units × s).
+                let change = step[0..<n].map { abs($0) * s }.max() ?? 0
+                if change < 1e-4 { break }
+            } else {
+                lambda *= 10
+                if lambda > 1e6 { break }
+            }
+        }
+        let cost = (current.weightedSquares / max(current.templateSquares, 1e-30)).squareRoot()
+        return (warp, (gain, offset), cost)
+    }
+
+    /// Local normalized cross-correlation of the template and the warped moving features, mapped to
+    /// [0, 1]; where neither frame has structure above the noise, 1 (nothing contradicts the warp).
+    func matchMap(_ warp: NormalizedWarp, photometric: (gain: Double, offset: Double)) -> GrayImage {
+        let w = template.width, h = template.height
+        var warped = GrayImage(width: w, height: h)
+        var valid = [Bool](repeating: true, count: w * h)
+        var jx = [Double](repeating: 0, count: warp.model.parameterCount), jy = jx
+        for y in 0..<h {
+            for x in 0..<w {
+                let (wu, wv) = warp.apply(u: (Double(x) + 0.5 - cx) / s, v: (Double(y) + 0.5 - cy) / s, jx: &jx, jy: &jy)
+                if let v = moving.bilinear(x: Float(wu * s + cx), y: Float(wv * s + cy)) {
+                    warped.pixels[y * w + x] = Float(photometric.gain) * v + Float(photometric.offset)
+                } else {
+                    valid[y * w + x] = false
+                    warped.pixels[y * w + x] = template.pixels[y * w + x]
+                }
+            }
+        }
+        let r = 3
+        var tt = template, mm = warped, tm = template
+        for i in tt.pixels.indices {
+            tt.pixels[i] = template.pixels[i] * template.pixels[i]
+            mm.pixels[i] = warped.pixels[i] * warped.pixels[i]
+            tm.pixels[i] = template.pixels[i] * warped.pixels[i]
+        }
+        let meanT = template.boxMean(radius: r), meanM = warped.boxMean(radius: r)
+        let meanTT = tt.boxMean(radius: r), meanMM = mm.boxMean(radius: r), meanTM = tm.boxMean(radius: r)
+        var varT = [Float](repeating: 0, count: w * h), varM = varT, cov = varT
+        for i in 0..<(w * h) {
+            varT[i] = max(0, meanTT.pixels[i] - meanT.pixels[i] * meanT.pixels[i])
+            varM[i] = max(0, meanMM.pixels[i] - meanM.pixels[i] * meanM.pixels[i])
+            cov[i] = meanTM.pixels[i] - meanT.pixels[i] * meanM.pixels[i]
+        }
+        // Noise floor: the typical local variance of each frame (most of a scene is smooth).
+        func median(_ a: [Float]) -> Float {
+            var s = a; let k = s.count / 2
+            guard !s.isEmpty else { return 0 }
+            s.withUnsafeMutableBufferPointer { b in _ = b.partitionAtMedian(k) }
+            return s[k]
+        }
+        let floorT = 4 * median(varT), floorM = 4 * median(varM)
+        var out = GrayImage(width: w, height: h, repeating: 1)
+        for i in 0..<(w * h) {
+            guard valid[i] else { out.pixels[i] = 0; continue }
+            let ncc = cov[i] / ((varT[i] + floorT) * (varM[i] + floorM)).squareRoot()
+            let structure = max(varT[i] / max(floorT, 1e-30), varM[i] / max(floorM, 1e-30))
+            // Structure well above the noise must correlate; blend in the evidence smoothly.
+            let evidence = min(1, max(0, (structure - 1) / 3))
+            let agreement = min(1, max(0, (ncc - 0.25) / 0.5))
+            out.pixels[i] = 1 - evidence * (1 - agreement)
+        }
+        return out
+    }
+}
+
+extension UnsafeMutableBufferPointer where Element == Float {
+    /// Reorders so that element `k` is what a full sort would put there (Hoare's selection).
+    mutating func partitionAtMedian(_ k: Int) -> Float {
+        var lo = 0, hi = count - 1
+        while lo < hi {
+            let pivot = self[(lo + hi) / 2]
+            var i = lo, j = hi
+            while i <= j {
+                while self[i] < pivot { i += 1 }
+                while self[j] > pivot { j -= 1 }
+                if i <= j { swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return self[k]
+    }
+}
+
+/// Solves a symmetric positive definite system by Cholesky; `nil` if not positive definite.
+func solveSymmetric(_ a: [Double], _ b: [Double], size n: Int) -> [Double]? {
+    var l = [Double](repeating: 0, count: n * n)
+    for i in 0..<n {
+        for j in 0...i {
+            var sum = a[i * n + j]
+            for k in 0..<j { sum -= l[i * n + k] * l[j * n + k] }
+            if i == j {
+                guard sum > 0, sum.isFinite else { return nil }
+                l[i * n + i] = sum.squareRoot()
+            } else {
+                l[i * n + j] = sum / l[j * n + j]
+            }
+        }
+    }
+    var y = [Double](repeating: 0, count: n)
+    for i in 0..<n {
+        var sum = b[i]
+        for k in 0..<i { sum -= l[i * n + k] * y[k] }
+        y[i] = sum / l[i * n + i]
+    }
+    var x = [Double](repeating: 0, count: n)
+    for i in stride(from: n - 1, through: 0, by: -1) {
+        var sum = y[i]
+        for k in (i + 1)..<n { sum -= l[k * n + i] * x[k] }
+        x[i] = sum / l[i * n + i]
+    }
+    return x
+}

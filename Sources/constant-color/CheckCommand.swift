@@ -1,0 +1,71 @@
+import ArgumentParser
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// `constant-color check`: exit 0 when the (region's) confidence meets the threshold, else 1.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a fuse report's confidence (or a region's) against a threshold.",
+        discussion: """
+            Without --roi, compares the report's centerWeightedMeanConfidence with the threshold \
+            (default: the one stored in the report). With --roi x,y,w,h and --confidence CONF.tif, \
+            computes the center-weighted mean confidence of that rectangle (SPEC 2.8 weights \
+            centered on it). Exit status 0 when it meets the threshold, 1 when not, 2 on bad input.
+            """)
+
+    @Argument(help: "The report written by `fuse --report`.")
+    var report: String
+
+    @Option(help: "Threshold in [0, 1]; default: the report's threshold.")
+    var threshold: Double?
+
+    @Option(help: "Region of interest x,y,w,h in pixels (needs --confidence).")
+    var roi: String?
+
+    @Option(help: "The confidence map written by `fuse --confidence`.")
+    var confidence: String?
+
+    func validate() throws {
+        if let t = threshold, !(t >= 0 && t <= 1) { throw ValidationError("--threshold must be in [0, 1]") }
+        if roi != nil && confidence == nil { throw ValidationError("--roi needs --confidence CONF.tif") }
+    }
+
+    func run() throws {
+        let json = try JSONValue.read(path: report)
+        let r = try JSONObjectReader(json, file: report)
+        let stored = try r.number("centerWeightedMeanConfidence")
+        let limit = try threshold ?? r.number("threshold")
+        var value = stored
+        var what = "center-weighted mean confidence"
+        if let roi, let confidence {
+            let parts = roi.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+                  x >= 0, y >= 0, w > 0, h > 0 else {
+                throw ValidationError("--roi '\(roi)' is not x,y,w,h with w, h > 0")
+            }
+            let map = try TIFFReader.read(path: confidence)
+            guard map.image.channelCount == 1 else {
+                throw CLIError(file: confidence, problem: "is not a single-channel confidence map")
+            }
+            guard x + w <= map.image.width, y + h <= map.image.height else {
+                throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(map.image.width)x\(map.image.height) map")
+            }
+            value = ConfidenceSummary.centerWeightedMean(map.image, region: (x, y, w, h))
+            what = "center-weighted mean confidence of region \(roi)"
+        }
+        let verdict = value >= limit
+        print("\(what): \(String(format: "%.4f", value)) \(verdict ? ">=" : "<") threshold \(limit): \(verdict ? "constantColor" : "fallback")")
+        if !verdict { throw CheckFailed(message: "\(report): confidence \(String(format: "%.4f", value)) is below the threshold \(limit)") }
+    }
+}
+
+/// An input problem found by the command line itself, naming the file.
+struct CLIError: Error, CustomStringConvertible {
+    /// The file concerned.
+    var file: String
+    /// What is wrong with it.
+    var problem: String
+    var description: String { "\(file): \(problem)" }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// `constant-color fuse`: the constant-color pipeline on one flash / ambient pair.
+struct FuseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuse",
+        abstract: "Render the flash-only (dark-room) image of a flash / no-flash pair as if lit by D65.",
+        discussion: """
+            Inputs are linear camera-RGB TIFFs (8/16-bit or float). Exposure comes from EXIF \
+            (ExposureTime, FNumber, ISO) or from --flash-exposure / --ambient-exposure T,N,ISO \
+            (T may be 1/60). Outputs are written atomically and never over an input. Exit status: \
+            0 success (whatever the decision), 2 bad usage or input. Progress goes to stderr.
+            """)
+
+    @Argument(help: "Flash frame (linear camera RGB TIFF).") var flash: String
+    @Argument(help: "Ambient (no-flash) frame of the same scene.") var ambient: String
+    @Option(help: "Camera profile JSON.") var camera: String
+    @Option(name: .customLong("flash"), help: "Flash profile JSON.") var flashProfile: String
+    @Option(name: .shortAndLong, help: "Rendered output: 16-bit RGB TIFF, gamma 2.2, ICC embedded.") var output: String
+    @Option(help: "Confidence map output: 32-bit float single-channel TIFF.") var confidence: String?
+    @Option(help: "Report output (JSON).") var report: String?
+    @Option(help: "Fallback output: the ambient frame as a normal photo (gray-world white balance).") var fallback: String?
+    @Option(help: "Linear, un-tone-mapped float output for measurement (not gap-filled).") var linear: String?
+    @Option(help: "Space of --linear: rgb (output primaries, linear ICC embedded) or xyz (D65 white at Y = 1).")
+    var linearSpace: String = "rgb"
+    @Option(help: "Output primaries: p3 (Display P3) or srgb.") var primaries: String = "p3"
+    @Option(help: "Decision threshold on the center-weighted mean confidence.") var threshold: Double = 0.85
+    @Option(help: "Exposure of the flash frame, T,N,ISO (overrides EXIF).") var flashExposure: String?
+    @Option(help: "Exposure of the ambient frame, T,N,ISO (overrides EXIF).") var ambientExposure: String?
+    @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
+    @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
+    @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
+
+    func validate() throws {
+        guard OutputPrimaries(rawValue: primaries) != nil else { throw ValidationError("--primaries must be p3 or srgb") }
+        guard LinearOutputSpace(rawValue: linearSpace) != nil else { throw ValidationError("--linear-space must be rgb or xyz") }
+        guard model == "auto" || MotionModel(rawValue: model) != nil else {
+            throw ValidationError("--model must be auto, translation, rigid, similarity or homography")
+        }
+        guard threshold >= 0 && threshold <= 1 else { throw ValidationError("--threshold must be in [0, 1]") }
+        if let s = outputScale, !(s > 0 && s.isFinite) { throw ValidationError("--output-scale must be positive") }
+        let outputs = [output, confidence, report, fallback, linear].compactMap { $0 }
+        let resolved = outputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        guard Set(resolved).count == resolved.count else { throw ValidationError("two outputs name the same file") }
+    }
+
+    func run() throws {
+        let progress = Progress()
+        var timer = StageTimer()
+        let inputs = [flash, ambient, camera, flashProfile]
+        // Read and check everything before writing anything.
+        let cameraProfile = try CameraProfile(path: camera)
+        let flashCalibration = try FlashProfile(path: flashProfile)
+        let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc)
+        let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
+        timer.lap("decode")
+        progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair")
+
+        var options = FusionOptions()
+        options.primaries = OutputPrimaries(rawValue: primaries)!
+        options.linearSpace = LinearOutputSpace(rawValue: linearSpace)!
+        options.threshold = threshold
+        options.outputScale = outputScale
+        options.registration.model = model == "auto" ? nil : MotionModel(rawValue: model)
+        options.renderFallback = fallback != nil
+        var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
+                                            flashProfile: flashCalibration, options: options)
+        timer.lap("pipeline")
+        progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue)")
+
+        let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
+        try TIFFWriter.writeRGB16(result.rendered16, to: output, iccProfile: icc, protectedPaths: inputs)
+        if let confidence {
+            try TIFFWriter.writeFloat(result.confidence, to: confidence, protectedPaths: inputs)
+        }
+        if let linear {
+            let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
+            try TIFFWriter.write(result.linear, to: linear,
+                                 options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
+                                 protectedPaths: inputs)
+        }
+        if let fallback, let image = result.fallback16 {
+            try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs)
+        }
+        timer.lap("encode")
+        for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
+        result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
+        result.report.inputs = ["flash": flash, "ambient": ambient, "camera": camera, "flashProfile": flashProfile,
+                                "output": output]
+        for (k, v) in [("confidence", confidence), ("fallback", fallback), ("linear", linear), ("report", report)] {
+            if let v { result.report.inputs[k] = v }
+        }
+        if let report {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try AtomicFile.write(try encoder.encode(result.report), to: report, protectedPaths: inputs)
+        }
+        progress.say(String(format: "done in %.2f s (decode %.2f, pipeline %.2f, encode %.2f)",
+                            result.report.timingsSeconds["total"] ?? 0, timer.seconds["decode"] ?? 0,
+                            timer.seconds["pipeline"] ?? 0, timer.seconds["encode"] ?? 0))
+    }
+}
+
+/// Progress lines on standard error.
+struct Progress {
+    /// Prints one line to standard error.
+    func say(_ line: String) {
+        FileHandle.standardError.write(Data("constant-color: \(line)\n".utf8))
+    }
+}

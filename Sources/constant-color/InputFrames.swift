@@ -1,0 +1,42 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// Reading the input frames: TIFF decode, ICC check, exposure from EXIF or the command line.
+enum InputFrames {
+    /// Decodes `path` into a raw camera-RGB frame.
+    ///
+    /// - Exposure: the command-line override when given, else the file's EXIF tags (33434, 33437,
+    ///   34855); missing data is an error, never a guess.
+    /// - A non-linear ICC profile is refused unless `linearizeICC`, in which case the profile's
+    ///   curves are inverted to linear light.
+    static func load(path: String, role: String, exposureOverride: String?, linearizeICC: Bool) throws -> RawFrame {
+        var decoded = try TIFFReader.read(path: path)
+        guard decoded.image.channelCount == 3 else {
+            throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
+        }
+        if let icc = decoded.iccProfile {
+            let profile = try ICCProfile(bytes: icc)
+            if !profile.isLinear {
+                guard linearizeICC else {
+                    throw CLIError(file: path, problem: "carries a non-linear ICC profile ('\(profile.descriptionText)'); input must be linear camera RGB (pass --linearize-icc to invert the profile's curves)")
+                }
+                let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)
+                try profile.linearize(&decoded.image, scale: scale)
+            }
+        }
+        let exposure: ExposureSettings
+        if let text = exposureOverride {
+            do { exposure = try ExposureSettings(parsing: text) } catch {
+                throw CLIError(file: path, problem: "--\(role)-exposure: \(error)")
+            }
+        } else if let settings = decoded.exposure.settings {
+            do { exposure = try settings.validated() } catch {
+                throw CLIError(file: path, problem: "EXIF exposure: \(error)")
+            }
+        } else {
+            throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) missing in EXIF); give --\(role)-exposure T,N,ISO")
+        }
+        return RawFrame(image: decoded.image, exposure: exposure, name: path)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+
+@Suite("Calibration profiles")
+struct ProfileTests {
+    let cameraJSON = """
+    {"schemaVersion": 1, "kind": "camera", "name": "c", "blackLevel": 64, "whiteLevel": 4095,
+     "noise": {"readNoiseDN": 1.5, "gainElectronsPerDN": 3.0}, "vendorNote": {"x": [1, 2]}}
+    """
+
+    @Test("a camera profile reads, keeps unknown keys and writes them back")
+    func cameraRoundTrip() throws {
+        let p = try CameraProfile(json: JSONValue.parse(Data(cameraJSON.utf8), file: "cam.json"), file: "cam.json")
+        #expect(p.blackLevel == 64 && p.noise.referenceISO == 100)
+        #expect(p.extra["vendorNote"] != nil)
+        let again = try CameraProfile(json: p.json, file: "again")
+        #expect(again == p)
+    }
+
+    @Test("a missing key is named with the file")
+    func missingKey() throws {
+        let text = cameraJSON.replacingOccurrences(of: "\"readNoiseDN\": 1.5, ", with: "")
+        do {
+            _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json")
+            Issue.record("no error")
+        } catch let e as JSONFileError {
+            #expect(e == .missingKey(file: "cam.json", key: "noise.readNoiseDN"))
+            #expect(e.description == "cam.json: missing required key 'noise.readNoiseDN'")
+        }
+    }
+
+    @Test("malformed JSON and a wrong profile kind are errors")
+    func malformed() {
+        #expect(throws: JSONFileError.self) { try JSONValue.parse(Data("{\"a\": ".utf8), file: "x.json") }
+        let flashAsCamera = #"{"schemaVersion":1,"kind":"flash","whiteCameraRGB":[1,1,1],"matrixToXYZD65":[[1,0,0],[0,1,0],[0,0,1]]}"#
+        #expect(throws: JSONFileError.self) {
+            try CameraProfile(json: JSONValue.parse(Data(flashAsCamera.utf8), file: "f.json"), file: "f.json")
+        }
+        #expect(throws: (any Error).self) {
+            try FlashProfile(json: JSONValue.parse(Data(flashAsCamera.replacingOccurrences(of: "[0,0,1]]", with: "[0,0,0]]").utf8), file: "f.json"), file: "f.json")
+        }
+    }
+
+    @Test("a flash profile normalizes its white to green = 1 and round-trips")
+    func flash() throws {
+        let p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(2, 4, 1), matrixToXYZD65: .identity)
+        #expect(p.whiteCameraRGB == SIMD3(0.5, 1, 0.25))
+        #expect(try FlashProfile(json: p.json, file: "f") == p)
+    }
+}

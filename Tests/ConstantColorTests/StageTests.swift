@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+
+@Suite("Pipeline stages")
+struct StageTests {
+    let scene = SyntheticScene()
+    let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2, isoSpeed: 100)
+
+    @Test("no ambient light: the dark-room estimate is the flash frame, exactly without noise")
+    func noAmbient() throws {
+        let raw = scene.render(flashGain: 3e6, ambient: .zero, exposure: exposure)
+        let ambientRaw = scene.render(flashGain: 0, ambient: .zero, exposure: exposure)
+        let f = ExposureNormalization.normalize(raw: raw, exposure: exposure, camera: SyntheticScene.camera)
+        let a = ExposureNormalization.normalize(raw: ambientRaw, exposure: exposure, camera: SyntheticScene.camera)
+        let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0,
+                                          residualByModel: [:], matchMap: GrayImage(width: 160, height: 120, repeating: 1),
+                                          matchMapDownscale: 1)
+        let d = DarkRoomEstimate(flash: f, ambient: a, registration: identity)
+        var maxDifference: Float = 0
+        for i in d.difference.samples.indices { maxDifference = max(maxDifference, abs(d.difference.samples[i] - f.image.samples[i])) }
+        #expect(maxDifference == 0)
+    }
+
+    @Test("exposure normalization divides by t·ISO/100/N² after the black level")
+    func normalization() {
+        var raw = PlanarImage(width: 2, height: 1, channelCount: 3, repeating: 1256)
+        raw[1, 0, 2] = 65535
+        let e = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 400)
+        let f = ExposureNormalization.normalize(raw: raw, exposure: e, camera: SyntheticScene.camera)
+        #expect(abs(f.image[0, 0, 0] - 1000 / Float(0.01 * 4 / 4)) < 1e-2)
+        #expect(f.clipped == [0, 1])
+    }
+
+    @Test("exposure text parses fractions and rejects garbage")
+    func exposureParsing() throws {
+        let e = try ExposureSettings(parsing: "1/60, 2.8, 100")
+        #expect(abs(e.exposureTimeSeconds - 1.0 / 60) < 1e-12 && e.fNumber == 2.8 && e.isoSpeed == 100)
+        #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "1/60,2.8") }
+        #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "0,2.8,100") }
+        #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "nan,2.8,100") }
+    }
+
+    func confidence(flashGain: Double, ambient: SIMD3<Double>, clipDisk: (Double, Double, Double)? = nil) throws -> FusionResult {
+        let f = RawFrame(image: scene.render(flashGain: flashGain, ambient: ambient, exposure: exposure, seed: 5, clipDisk: clipDisk),
+                         exposure: exposure, name: "flash")
+        let a = RawFrame(image: scene.render(flashGain: 0, ambient: ambient, exposure: exposure, seed: 6),
+                         exposure: exposure, name: "ambient")
+        var options = FusionOptions()
+        options.outputScale = 1.0 / 3e6  // fixed, so that runs compare
+        return try FusionPipeline.run(flash: f, ambient: a, camera: SyntheticScene.camera,
+                                      flashProfile: SyntheticScene.flashProfile, options: options)
+    }
+
+    @Test("confidence falls when the flash SNR halves")
+    func snr() throws {
+        let ambient = SIMD3<Double>(1.5e6, 1.5e6, 1.2e6)
+        let strong = try confidence(flashGain: 1.2e6, ambient: ambient)
+        let weak = try confidence(flashGain: 0.6e6, ambient: ambient)
+        let meanStrong = strong.confidence.samples.reduce(0, +) / Float(strong.confidence.pixelCount)
+        let meanWeak = weak.confidence.samples.reduce(0, +) / Float(weak.confidence.pixelCount)
+        #expect(meanWeak < meanStrong - 0.05, "strong \(meanStrong) weak \(meanWeak)")
+        #expect(strong.report.centerWeightedMeanConfidence > weak.report.centerWeightedMeanConfidence)
+    }
+
+    @Test("clipped speculars get zero confidence; well-lit surroundings do not")
+    func clipped() throws {
+        let r = try confidence(flashGain: 3e6, ambient: SIMD3(1e5, 1e5, 1e5), clipDisk: (20, 100, 4))
+        #expect(r.confidence[20, 100, 0] == 0)
+        #expect(r.confidence[23, 100, 0] == 0)  // inside the dilated footprint
+        #expect(r.confidence[40, 35, 0] > 0.8)
+    }
+
+    @Test("the tone-curve table matches the exact curve")
+    func toneCurve() {
+        let curve = ToneCurve()
+        var last: Float = -1
+        for i in 0...4000 {
+            let x = Float(i) / 1000
+            let exact = curve.encodeExactly(x), table = curve.encode(x)
+            #expect(abs(exact - table) < 2e-4, "x \(x): \(exact) vs \(table)")
+            #expect(table >= last)
+            last = table
+        }
+        #expect(curve.encode(-1) == 0 && curve.encode(.nan) == 0)
+        #expect(abs(curve.encodeExactly(0.5) - powf(0.5, 1 / 2.2)) < 1e-6)
+    }
+
+    @Test("center-weighted mean: a constant map gives the constant; the center outweighs the corner; equals the formula")
+    func centerWeighted() {
+        let flat = PlanarImage(width: 50, height: 30, channelCount: 1, repeating: 0.7)
+        #expect(abs(ConfidenceSummary.centerWeightedMean(flat) - Double(Float(0.7))) < 1e-9)
+        // Equal areas of zero confidence: 8×8 at the center versus 8×8 in a corner.
+        var holeInCenter = PlanarImage(width: 50, height: 30, channelCount: 1, repeating: 1)
+        var holeInCorner = holeInCenter
+        for y in 0..<8 { for x in 0..<8 { holeInCenter[21 + x, 11 + y, 0] = 0; holeInCorner[x, y, 0] = 0 } }
+        #expect(ConfidenceSummary.centerWeightedMean(holeInCenter) < ConfidenceSummary.centerWeightedMean(holeInCorner))
+        // Against the SPEC 2.8 formula evaluated directly, pixel by pixel.
+        var rng = SplitMix(seed: 9)
+        var random = PlanarImage(width: 37, height: 23, channelCount: 1)
+        for i in random.samples.indices { random.samples[i] = Float(rng.uniform()) }
+        let sigma = 0.25 * 23.0
+        var num = 0.0, den = 0.0
+        for y in 0..<23 { for x in 0..<37 {
+            let w = exp(-(pow(Double(x) + 0.5 - 18.5, 2) + pow(Double(y) + 0.5 - 11.5, 2)) / (2 * sigma * sigma))
+            num += w * Double(random[x, y, 0]); den += w
+        } }
+        #expect(abs(ConfidenceSummary.centerWeightedMean(random) - num / den) < 1e-9)
+        #expect(ConfidenceSummary.decision(meanConfidence: 0.85, threshold: 0.85) == .constantColor)
+        #expect(ConfidenceSummary.decision(meanConfidence: 0.8499, threshold: 0.85) == .fallback)
+    }
+}
