@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ConstantColor
+import ConstantColorIO
 @testable import ConstantColorSynth
 
 @Suite struct CalibrationTests {
