@@ -33,7 +33,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO"]),
-        .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColorIO"]),
+        .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO"]),
         .testTarget(name: "CLITests", dependencies: ["ConstantColorIO"]),
     ]

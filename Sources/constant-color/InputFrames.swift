@@ -16,10 +16,10 @@ enum InputFrames {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
         }
         if let icc = decoded.iccProfile {
-            let profile = try ICCProfile(bytes: icc)
+            let profile = try ICCProfile(bytes: icc, source: path)
             if !profile.isLinear {
                 guard linearizeICC else {
-                    throw CLIError(file: path, problem: "carries a non-linear ICC profile ('\(profile.descriptionText)'); input must be linear camera RGB (pass --linearize-icc to invert the profile's curves)")
+                    throw CLIError(file: path, problem: "carries a non-linear ICC profile ('\(profile.profileDescription ?? "no description")'); input must be linear camera RGB (pass --linearize-icc to invert the profile's curves)")
                 }
                 let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)
                 try profile.linearize(&decoded.image, scale: scale)

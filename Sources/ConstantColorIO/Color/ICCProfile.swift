@@ -51,8 +51,8 @@ public final class ICCProfile: @unchecked Sendable {
     private let linearizationTables: [[Float]]
 
     /// Number of linear-interpolation intervals of the tabulated tone curves used by
-    /// `linearize`. With 4096 intervals a power curve x^γ (γ ≥ 1) is reproduced to better than
-    /// γ(γ−1)/8 · 4096⁻² ≈ 2e-8 (the linear-interpolation error bound h²/8 · max|f″|).
+    /// `linearize`. With 4096 intervals the curve x^2.2 is reproduced to better than 2e-8 of
+    /// full scale (the linear-interpolation bound h²/8 · max|f″| = 2.2 · 1.2 / 8 · 4096⁻²).
     public static let linearizationIntervals = 4096
 
     /// Opens a profile from its bytes.
@@ -131,8 +131,9 @@ public final class ICCProfile: @unchecked Sendable {
 
     /// Maps encoded RGB to linear RGB in place by applying the profile's tone curves.
     ///
-    /// An ICC tone curve maps device (encoded) values to linear values (ICC.1:2010 section
-    /// F.3, matrix/TRC model: linear = TRC(device)), so applying it undoes the encoding.
+    /// An ICC tone curve maps device (encoded) values to linear values (ICC.1:2010,
+    /// three-component matrix-based profiles: linear = TRC(device)), so applying the TRC —
+    /// not its inverse — undoes the encoding.
     /// Each of the first three planes is divided by `scale` (so that full scale is 1), mapped
     /// through its channel's curve and multiplied by `scale` again; further planes (alpha)
     /// are left alone. Values in 0...1 use a table of `linearizationIntervals` intervals with

@@ -4,7 +4,7 @@ import Foundation
 
 /// Builds the ICC profiles that Constant Color embeds in its output images.
 public enum ICCProfileFactory {
-    /// Creation date written in every generated profile (ICC.1:2010 section 7.2.4), fixed so
+    /// Creation date written in every generated profile (ICC.1:2010 section 7.2.8), fixed so
     /// that the same parameters always give the same bytes and the same profile ID.
     public static let creationDate = (year: 2025, month: 1, day: 1, hour: 0, minute: 0, second: 0)
 

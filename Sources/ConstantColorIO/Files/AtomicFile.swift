@@ -1,0 +1,154 @@
+import Foundation
+
+/// Writes output files atomically: into a temporary file in the same folder, flushed to disk
+/// with `fsync`, then `rename`d over the destination (POSIX.1-2017 `rename`: atomic within a
+/// file system). An interrupted or failed write never leaves a half-written destination, and a
+/// failed write removes its temporary file.
+///
+/// Also refuses to write onto an input: the destination is compared with every protected path
+/// after resolving symbolic links (`realpath`) and, for files that exist, by device and inode
+/// (which also catches hard links).
+public enum AtomicFile {
+    /// Writes `data` to `path` atomically; refuses when `path` is one of `protectedPaths`.
+    public static func write(_ data: Data, to path: String, protectedPaths: [String] = []) throws(AtomicFileError) {
+        try withTemporaryPath(for: path, protectedPaths: protectedPaths, mapError: { $0 }) {
+            (temporary: String) throws(AtomicFileError) in
+            do {
+                try data.write(to: URL(fileURLWithPath: temporary))
+            } catch {
+                throw .writeFailed(path: path, reason: error.localizedDescription)
+            }
+        }
+    }
+
+    /// Runs `body` with the path of a fresh, empty temporary file next to `path`, then flushes
+    /// it and renames it to `path`.
+    ///
+    /// `body` writes the complete file at the path it is given (it may replace the file, e.g. by
+    /// opening it with truncation). When `body` throws, or finishing fails, the temporary file
+    /// is removed and the error is thrown; `path` is left as it was. Errors of this helper itself
+    /// are turned into the caller's error type by `mapError`. A replaced file's permission bits
+    /// are kept.
+    public static func withTemporaryPath<E: Error>(
+        for path: String, protectedPaths: [String], mapError: (AtomicFileError) -> E,
+        _ body: (String) throws(E) -> Void
+    ) throws(E) {
+        if isProtected(path, protectedPaths: protectedPaths) {
+            throw mapError(.outputIsInput(path: path))
+        }
+        let temporary = temporaryPath(for: path)
+        var existing = stat()
+        let replacesFile = stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            throw mapError(.writeFailed(path: path, reason: "cannot create temporary file '\(temporary)': "
+                                        + String(cString: strerror(errno))))
+        }
+        if replacesFile { _ = fchmod(fd, existing.st_mode & 0o7777) }
+        close(fd)
+
+        do {
+            try body(temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if let failure = finish(temporary: temporary, path: path) {
+            unlink(temporary)
+            throw mapError(failure)
+        }
+    }
+
+    /// Flushes the temporary file, renames it to `path` and flushes the folder entry.
+    private static func finish(temporary: String, path: String) -> AtomicFileError? {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            return .writeFailed(path: path, reason: "temporary file vanished: " + String(cString: strerror(errno)))
+        }
+        let synced = fsync(fd)
+        let syncErrno = errno
+        close(fd)
+        guard synced == 0 else {
+            return .writeFailed(path: path, reason: "fsync failed: " + String(cString: strerror(syncErrno)))
+        }
+        guard rename(temporary, path) == 0 else {
+            return .writeFailed(path: path, reason: "rename failed: " + String(cString: strerror(errno)))
+        }
+        // Make the rename itself durable; failure here cannot undo the (already visible) file.
+        let folder = open(folderPath(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+        return nil
+    }
+
+    /// A new temporary name in the same folder as `path`: `.<name>.tmp-<pid>-<random>`.
+    public static func temporaryPath(for path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let temporaryName = ".\(name).tmp-\(getpid())-\(random)"
+        return folder.isEmpty ? temporaryName : (folder as NSString).appendingPathComponent(temporaryName)
+    }
+
+    /// True when `path` names the same file as one of `protectedPaths`: after resolving symbolic
+    /// links in both, or because both exist and share device and inode (hard links).
+    public static func isProtected(_ path: String, protectedPaths: [String]) -> Bool {
+        guard !protectedPaths.isEmpty else { return false }
+        let resolved = resolvedPath(path)
+        var target = stat()
+        let targetExists = stat(path, &target) == 0
+        for protected in protectedPaths {
+            if resolvedPath(protected) == resolved { return true }
+            var other = stat()
+            if targetExists, stat(protected, &other) == 0,
+               other.st_dev == target.st_dev, other.st_ino == target.st_ino {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The absolute path of `path` with symbolic links resolved: `realpath` of the file when it
+    /// exists, otherwise `realpath` of its folder joined with its name.
+    public static func resolvedPath(_ path: String) -> String {
+        if let real = realPath(path) { return real }
+        let name = (path as NSString).lastPathComponent
+        if let folder = realPath(folderPath(of: path)) {
+            return (folder as NSString).appendingPathComponent(name)
+        }
+        let absolute = path.hasPrefix("/") ? path
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+        return (absolute as NSString).standardizingPath
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func folderPath(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+}
+
+/// Failures of `AtomicFile`.
+public enum AtomicFileError: Error, Equatable, CustomStringConvertible {
+    /// The destination is (or resolves to) one of the protected input files; nothing was written.
+    case outputIsInput(path: String)
+    /// The temporary file could not be created, written, flushed or renamed; `path` is unchanged.
+    case writeFailed(path: String, reason: String)
+
+    /// One line naming the file and the problem.
+    public var description: String {
+        switch self {
+        case .outputIsInput(let path):
+            return "refusing to write '\(path)': it is one of the input files"
+        case .writeFailed(let path, let reason):
+            return "cannot write '\(path)': \(reason)"
+        }
+    }
+}

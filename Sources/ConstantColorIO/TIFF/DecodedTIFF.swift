@@ -1,0 +1,80 @@
+import ConstantColor
+
+/// A TIFF file decoded into planar floating-point samples, with the metadata the pipeline needs.
+public struct DecodedTIFF: Sendable, Equatable {
+    /// The file this came from.
+    public var path: String
+    /// The samples in the file's own data numbers as `Float`: 8-bit files give 0…255, 16-bit
+    /// files 0…65535, float files the stored values. One channel for grayscale files, three for
+    /// RGB (an alpha or other extra sample is dropped).
+    public var image: PlanarImage
+    /// Bits per sample in the file (8, 16 or 32).
+    public var bitsPerSample: Int
+    /// True when the file stores IEEE floating-point samples (SampleFormat 3).
+    public var isFloatingPoint: Bool
+    /// Exposure tags found in the EXIF sub-IFD or, failing that, in IFD0.
+    public var exposure: ExposureFields
+    /// The embedded ICC profile (tag 34675, InterColorProfile), if any.
+    public var iccProfile: [UInt8]?
+    /// The Orientation tag (274); always 1 (row 0 at the top, column 0 at the left), because
+    /// other orientations are refused.
+    public var orientation: Int
+    /// Warnings libtiff reported while reading (for example unknown tags); the file was read.
+    public var warnings: [String]
+
+    /// Creates a decoded file description.
+    public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,
+                exposure: ExposureFields, iccProfile: [UInt8]?, orientation: Int, warnings: [String] = []) {
+        self.path = path
+        self.image = image
+        self.bitsPerSample = bitsPerSample
+        self.isFloatingPoint = isFloatingPoint
+        self.exposure = exposure
+        self.iccProfile = iccProfile
+        self.orientation = orientation
+        self.warnings = warnings
+    }
+
+    /// The largest value the file's sample type can hold: 255, 65535, or nil for float files.
+    public var maximumDataNumber: Float? {
+        isFloatingPoint ? nil : Float((1 << bitsPerSample) - 1)
+    }
+}
+
+/// The exposure tags of a file, each present or not.
+///
+/// Tags: ExposureTime (EXIF 2.3 tag 33434), FNumber (33437), PhotographicSensitivity (34855,
+/// ISOSpeedRatings in EXIF 2.2). Values are as stored; libtiff 4.5 hands rational EXIF values
+/// over in single precision (relative error below 1e-7).
+public struct ExposureFields: Sendable, Equatable {
+    /// ExposureTime in seconds.
+    public var exposureTimeSeconds: Double?
+    /// FNumber (focal length / entrance pupil diameter).
+    public var fNumber: Double?
+    /// PhotographicSensitivity (ISO speed).
+    public var isoSpeed: Double?
+
+    /// Creates the fields; each may be missing.
+    public init(exposureTimeSeconds: Double? = nil, fNumber: Double? = nil, isoSpeed: Double? = nil) {
+        self.exposureTimeSeconds = exposureTimeSeconds
+        self.fNumber = fNumber
+        self.isoSpeed = isoSpeed
+    }
+
+    /// The three values as `ExposureSettings`, or nil unless all three are present.
+    ///
+    /// The values are not validated here; call `ExposureSettings.validated()` before use.
+    public var settings: ExposureSettings? {
+        guard let t = exposureTimeSeconds, let n = fNumber, let iso = isoSpeed else { return nil }
+        return ExposureSettings(exposureTimeSeconds: t, fNumber: n, isoSpeed: iso)
+    }
+
+    /// The names of the missing tags, e.g. `["FNumber"]`; empty when all are present.
+    public var missingTagNames: [String] {
+        var names: [String] = []
+        if exposureTimeSeconds == nil { names.append("ExposureTime") }
+        if fNumber == nil { names.append("FNumber") }
+        if isoSpeed == nil { names.append("PhotographicSensitivity") }
+        return names
+    }
+}

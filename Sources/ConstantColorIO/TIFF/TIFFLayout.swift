@@ -1,0 +1,282 @@
+import CTIFF
+
+/// The sample types this package reads and writes.
+enum TIFFSampleKind: Sendable, Equatable {
+    /// BitsPerSample 8, SampleFormat 1 (unsigned integer).
+    case uint8
+    /// BitsPerSample 16, SampleFormat 1.
+    case uint16
+    /// BitsPerSample 32, SampleFormat 3 (IEEE floating point).
+    case float32
+
+    /// Bytes per stored sample.
+    var byteCount: Int {
+        switch self {
+        case .uint8: return 1
+        case .uint16: return 2
+        case .float32: return 4
+        }
+    }
+}
+
+/// How the pixel data of a directory is cut into separately decoded chunks.
+enum TIFFChunking: Sendable, Equatable {
+    /// Strips of `rowsPerStrip` full-width rows (the last one may be shorter).
+    case strips(rowsPerStrip: Int)
+    /// Tiles of `width` × `length` pixels; edge tiles are padded to the full size.
+    case tiles(width: Int, length: Int)
+}
+
+/// The validated layout of the first directory of a TIFF file: everything the decoder needs.
+///
+/// Built by reading and checking the directory's tags (TIFF 6.0 sections 3–8, 14, 15, 19) before
+/// any pixel memory is allocated; every layout this package does not decode is refused here with
+/// a message naming it.
+struct TIFFLayout: Sendable {
+    /// Image width in pixels.
+    let width: Int
+    /// Image height in pixels.
+    let height: Int
+    /// SamplesPerPixel in the file (1, or 3 and more for RGB).
+    let samplesPerPixel: Int
+    /// Channels kept in the decoded image: 1 (grayscale) or 3 (RGB; extra samples dropped).
+    let outputChannelCount: Int
+    /// The stored sample type.
+    let sampleKind: TIFFSampleKind
+    /// PlanarConfiguration 2: each sample in its own strips or tiles.
+    let isPlanarSeparate: Bool
+    /// Strips or tiles.
+    let chunking: TIFFChunking
+    /// Size in bytes of the largest decoded chunk (`TIFFStripSize` / `TIFFTileSize`).
+    let chunkByteCount: Int
+
+    /// Rows covered by one strip or one row of tiles.
+    var rowsPerUnit: Int {
+        switch chunking {
+        case .strips(let rows): return rows
+        case .tiles(_, let length): return length
+        }
+    }
+
+    /// Number of strips per plane, or of tile rows.
+    var unitCount: Int { (height + rowsPerUnit - 1) / rowsPerUnit }
+
+    /// Samples per pixel inside one decoded chunk: 1 for planar-separate files.
+    var samplesPerChunkPixel: Int { isPlanarSeparate ? 1 : samplesPerPixel }
+
+    /// Reads and validates the current directory of `handle`.
+    ///
+    /// Refuses (before allocating) zero-sized images, more than `maximumPixelCount` pixels,
+    /// compression other than none / LZW / Deflate / PackBits, photometric interpretations other
+    /// than MinIsBlack (1 sample) and RGB (3 or more samples), bit depths other than 8/16-bit
+    /// unsigned and 32-bit float, and orientations other than 1.
+    init(handle: TIFFHandle, path: String, maximumPixelCount: Int) throws(TIFFError) {
+        let tif = handle.tif
+        var width32: UInt32 = 0
+        var height32: UInt32 = 0
+        guard cc_tiff_get_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), &width32) == 1,
+              cc_tiff_get_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), &height32) == 1 else {
+            throw .corrupt(path: path, detail: "ImageWidth or ImageLength tag missing")
+        }
+        let width = Int(width32)
+        let height = Int(height32)
+        guard width > 0, height > 0 else {
+            throw .corrupt(path: path, detail: "image is \(width)×\(height) pixels (zero size)")
+        }
+        guard width * height <= maximumPixelCount else {
+            throw .tooLarge(path: path, width: width, height: height, limit: maximumPixelCount)
+        }
+
+        var compression: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_COMPRESSION), &compression)
+        guard Self.supportedCompressions.contains(compression) else {
+            throw .unsupported(path: path, what: "\(Self.compressionName(compression)) compression (\(compression)); "
+                               + "supported: none, LZW, Deflate, PackBits")
+        }
+
+        var samplesPerPixel16: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_SAMPLESPERPIXEL), &samplesPerPixel16)
+        let samplesPerPixel = Int(samplesPerPixel16)
+        var photometric: UInt16 = 0
+        guard cc_tiff_get_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), &photometric) == 1 else {
+            throw .corrupt(path: path, detail: "PhotometricInterpretation tag missing")
+        }
+        switch photometric {
+        case UInt16(PHOTOMETRIC_MINISBLACK):
+            guard samplesPerPixel == 1 else {
+                throw .unsupported(path: path, what: "\(samplesPerPixel) samples per pixel with MinIsBlack photometric; "
+                                   + "supported: 1 (grayscale), 3 or 4 (RGB)")
+            }
+        case UInt16(PHOTOMETRIC_RGB):
+            guard samplesPerPixel >= 3 else {
+                throw .unsupported(path: path, what: "\(samplesPerPixel) samples per pixel with RGB photometric")
+            }
+        default:
+            throw .unsupported(path: path, what: "\(Self.photometricName(photometric)) photometric interpretation "
+                               + "(\(photometric)); supported: MinIsBlack (1 sample), RGB (3 or 4 samples)")
+        }
+
+        var bitsPerSample: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_BITSPERSAMPLE), &bitsPerSample)
+        var sampleFormat: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_SAMPLEFORMAT), &sampleFormat)
+        let sampleKind: TIFFSampleKind
+        switch (sampleFormat, bitsPerSample) {
+        case (UInt16(SAMPLEFORMAT_UINT), 8): sampleKind = .uint8
+        case (UInt16(SAMPLEFORMAT_UINT), 16): sampleKind = .uint16
+        case (UInt16(SAMPLEFORMAT_IEEEFP), 32): sampleKind = .float32
+        default:
+            throw .unsupported(path: path, what: "\(bitsPerSample)-bit \(Self.sampleFormatName(sampleFormat)) samples; "
+                               + "supported: 8/16-bit unsigned integer, 32-bit float")
+        }
+
+        var orientation: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_ORIENTATION), &orientation)
+        guard orientation == 1 else {
+            throw .unsupported(path: path, what: "orientation \(orientation) (\(Self.orientationName(orientation))); "
+                               + "only orientation 1 (row 0 at the top, column 0 at the left) is read; "
+                               + "rotate the image to orientation 1 first")
+        }
+
+        var planarConfig: UInt16 = 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_PLANARCONFIG), &planarConfig)
+        guard planarConfig == 1 || planarConfig == 2 else {
+            throw .unsupported(path: path, what: "planar configuration \(planarConfig)")
+        }
+        let isPlanarSeparate = planarConfig == 2 && samplesPerPixel > 1
+
+        let chunking: TIFFChunking
+        let chunkByteCount: Int
+        let chunkCount: Int
+        let outputChannelCount = samplesPerPixel == 1 ? 1 : 3
+        let planesStored = isPlanarSeparate ? samplesPerPixel : 1
+        if TIFFIsTiled(tif) != 0 {
+            var tileWidth: UInt32 = 0
+            var tileLength: UInt32 = 0
+            guard cc_tiff_get_u32(tif, UInt32(TIFFTAG_TILEWIDTH), &tileWidth) == 1,
+                  cc_tiff_get_u32(tif, UInt32(TIFFTAG_TILELENGTH), &tileLength) == 1,
+                  tileWidth > 0, tileLength > 0 else {
+                throw .corrupt(path: path, detail: "tiled image without a valid TileWidth/TileLength")
+            }
+            // A tile may legitimately be larger than a small image, but never absurdly large.
+            let tilePixels = Int(tileWidth) * Int(tileLength)
+            guard tilePixels <= max(maximumPixelCount, 1 << 24) else {
+                throw .unsupported(path: path, what: "tiles of \(tileWidth)×\(tileLength) pixels")
+            }
+            chunking = .tiles(width: Int(tileWidth), length: Int(tileLength))
+            chunkByteCount = Int(TIFFTileSize(tif))
+            let across = (width + Int(tileWidth) - 1) / Int(tileWidth)
+            let down = (height + Int(tileLength) - 1) / Int(tileLength)
+            chunkCount = across * down * planesStored
+            guard Int(TIFFNumberOfTiles(tif)) >= chunkCount else {
+                throw .corrupt(path: path, detail: "\(TIFFNumberOfTiles(tif)) tiles, expected \(chunkCount)")
+            }
+        } else {
+            var rowsPerStrip: UInt32 = UInt32.max
+            _ = cc_tiff_get_u32_defaulted(tif, UInt32(TIFFTAG_ROWSPERSTRIP), &rowsPerStrip)
+            let rows = Int(min(max(rowsPerStrip, 1), height32))
+            chunking = .strips(rowsPerStrip: rows)
+            chunkByteCount = Int(TIFFStripSize(tif))
+            chunkCount = (height + rows - 1) / rows * planesStored
+            guard Int(TIFFNumberOfStrips(tif)) >= chunkCount else {
+                throw .corrupt(path: path, detail: "\(TIFFNumberOfStrips(tif)) strips, expected \(chunkCount)")
+            }
+        }
+        let rowsPerChunk: Int
+        let columnsPerChunk: Int
+        switch chunking {
+        case .strips(let rows): (rowsPerChunk, columnsPerChunk) = (rows, width)
+        case .tiles(let w, let l): (rowsPerChunk, columnsPerChunk) = (l, w)
+        }
+        let expectedChunkBytes = rowsPerChunk * columnsPerChunk * (isPlanarSeparate ? 1 : samplesPerPixel)
+            * sampleKind.byteCount
+        guard chunkByteCount >= expectedChunkBytes else {
+            throw .corrupt(path: path, detail: "libtiff reports \(chunkByteCount)-byte chunks, expected \(expectedChunkBytes)"
+                           + (handle.messages.errors.isEmpty ? "" : " (\(handle.messages.errors))"))
+        }
+
+        self.width = width
+        self.height = height
+        self.samplesPerPixel = samplesPerPixel
+        self.outputChannelCount = outputChannelCount
+        self.sampleKind = sampleKind
+        self.isPlanarSeparate = isPlanarSeparate
+        self.chunking = chunking
+        self.chunkByteCount = chunkByteCount
+    }
+
+    /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.
+    static let supportedCompressions: Set<UInt16> = [1, 5, 8, 32946, 32773]
+
+    /// Names of TIFF Compression values (TIFF 6.0 section 8 and the TIFF Technical Notes).
+    static func compressionName(_ value: UInt16) -> String {
+        switch value {
+        case 1: return "no"
+        case 2: return "CCITT RLE"
+        case 3: return "CCITT Group 3"
+        case 4: return "CCITT Group 4"
+        case 5: return "LZW"
+        case 6: return "old-style JPEG"
+        case 7: return "JPEG"
+        case 8, 32946: return "Deflate"
+        case 32773: return "PackBits"
+        case 34676, 34677: return "SGI Log"
+        case 34712: return "JPEG 2000"
+        case 34887: return "LERC"
+        case 34925: return "LZMA"
+        case 50000: return "Zstandard"
+        case 50001: return "WebP"
+        case 50002: return "JPEG XL"
+        default: return "unknown"
+        }
+    }
+
+    /// Names of PhotometricInterpretation values (TIFF 6.0 section 3, 5, 16, 21, 23).
+    static func photometricName(_ value: UInt16) -> String {
+        switch value {
+        case 0: return "MinIsWhite"
+        case 1: return "MinIsBlack"
+        case 2: return "RGB"
+        case 3: return "palette color"
+        case 4: return "transparency mask"
+        case 5: return "separated (CMYK)"
+        case 6: return "YCbCr"
+        case 8: return "CIELab"
+        case 9: return "ICCLab"
+        case 10: return "ITULab"
+        case 32803: return "color filter array"
+        case 32844: return "LogL"
+        case 32845: return "LogLuv"
+        case 34892: return "LinearRaw"
+        default: return "unknown"
+        }
+    }
+
+    /// Names of SampleFormat values (TIFF 6.0 section 19).
+    static func sampleFormatName(_ value: UInt16) -> String {
+        switch value {
+        case 1: return "unsigned integer"
+        case 2: return "signed integer"
+        case 3: return "floating-point"
+        case 4: return "untyped"
+        case 5: return "complex signed integer"
+        case 6: return "complex floating-point"
+        default: return "format \(value)"
+        }
+    }
+
+    /// Where row 0 and column 0 lie for each Orientation value (TIFF 6.0 section 8).
+    static func orientationName(_ value: UInt16) -> String {
+        switch value {
+        case 1: return "row 0 top, column 0 left"
+        case 2: return "row 0 top, column 0 right"
+        case 3: return "row 0 bottom, column 0 right"
+        case 4: return "row 0 bottom, column 0 left"
+        case 5: return "row 0 left, column 0 top"
+        case 6: return "row 0 right, column 0 top"
+        case 7: return "row 0 right, column 0 bottom"
+        case 8: return "row 0 left, column 0 bottom"
+        default: return "not a valid orientation"
+        }
+    }
+}

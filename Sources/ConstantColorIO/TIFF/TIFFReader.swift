@@ -1,0 +1,276 @@
+import ConstantColor
+import CTIFF
+import Foundation
+
+/// Reads TIFF files (TIFF 6.0, through libtiff) into planar `Float` images.
+public enum TIFFReader {
+    /// Reads the first image of the TIFF file at `path`.
+    ///
+    /// Accepted: 8/16-bit unsigned or 32-bit IEEE float samples; 1 sample (MinIsBlack) or 3 and
+    /// more (RGB; a 4th, alpha or other extra sample is dropped); chunky or planar-separate;
+    /// strips or tiles; no compression, LZW, Deflate (both tag values) or PackBits, with or
+    /// without a horizontal / floating-point predictor. Only Orientation 1 (row 0 at the top,
+    /// column 0 at the left) is accepted: any other orientation is refused as `unsupported`
+    /// naming it, never silently ignored.
+    ///
+    /// Refused before any pixel memory is allocated: images with more than `maximumPixelCount`
+    /// pixels (`tooLarge`) or zero size, and unsupported layouts (12-bit, palette, YCbCr/JPEG,
+    /// 2 samples, signed integers, 64-bit float, …) with a message naming the layout. A float
+    /// file containing NaN or infinity is refused as `nonFinite`, naming the first such pixel in
+    /// raster order. A truncated or damaged file throws `corrupt` with libtiff's message.
+    ///
+    /// Exposure tags (ExposureTime 33434, FNumber 33437, PhotographicSensitivity 34855) are read
+    /// from the EXIF sub-IFD and, for any missing there, from IFD0. The ICC profile is tag 34675.
+    /// Strips or rows of tiles are decoded in parallel row bands, one libtiff handle per band.
+    ///
+    /// `minimumSamplesPerBand` sets how much work a parallel band gets at least (each band
+    /// beyond the first opens its own libtiff handle); the default suits large images, and tests
+    /// pass 1 to force several bands on small ones.
+    public static func read(path: String, maximumPixelCount: Int = 250_000_000,
+                            minimumSamplesPerBand: Int = 1 << 20) throws(TIFFError) -> DecodedTIFF {
+        try checkReadable(path)
+        let handle: TIFFHandle
+        switch TIFFHandle.open(path, mode: "rM") {
+        case .success(let h): handle = h
+        case .failure(let failure): throw .corrupt(path: path, detail: failure.message)
+        }
+        let layout = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
+        let iccProfile = readICCProfile(handle)
+
+        let count = layout.width * layout.height * layout.outputChannelCount
+        // Float is a trivial type, so uninitialized elements are valid values; the decoder
+        // overwrites every one of them before the array is used.
+        var samples = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
+        }
+        let failure: TIFFError? = samples.withUnsafeMutableBufferPointer { buffer in
+            decodeAll(handle: handle, layout: layout, path: path, output: SharedMutableBuffer(buffer),
+                      minimumSamplesPerBand: minimumSamplesPerBand)
+        }
+        if let failure { throw failure }
+
+        if layout.sampleKind == .float32 {
+            let bad = samples.withUnsafeBufferPointer {
+                firstNonFiniteSample($0, width: layout.width, height: layout.height,
+                                     channelCount: layout.outputChannelCount)
+            }
+            if let bad { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
+        }
+
+        // Reading the EXIF directory replaces the handle's current directory: do it last.
+        var warnings = handle.messages.warningList
+        let exposure = readExposure(handle, warnings: &warnings)
+        return DecodedTIFF(
+            path: path,
+            image: PlanarImage(width: layout.width, height: layout.height,
+                               channelCount: layout.outputChannelCount, samples: samples),
+            bitsPerSample: layout.sampleKind.byteCount * 8,
+            isFloatingPoint: layout.sampleKind == .float32,
+            exposure: exposure, iccProfile: iccProfile, orientation: 1, warnings: warnings)
+    }
+
+    /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or
+    /// is a folder, so that such files are not reported as damaged TIFFs.
+    static func checkReadable(_ path: String) throws(TIFFError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .unreadable(path: path, reason: "it is a folder") }
+    }
+
+    /// The InterColorProfile tag (34675) of the current directory, copied out of libtiff.
+    static func readICCProfile(_ handle: TIFFHandle) -> [UInt8]? {
+        var count: UInt32 = 0
+        var data: UnsafeRawPointer?
+        guard cc_tiff_get_bytes(handle.tif, UInt32(TIFFTAG_ICCPROFILE), &count, &data) == 1,
+              let data, count > 0 else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: Int(count)))
+    }
+
+    /// ExposureTime, FNumber and PhotographicSensitivity from the EXIF sub-IFD, each falling back
+    /// to IFD0 (where some tools write them; libtiff keeps them there as anonymous fields).
+    ///
+    /// Must be called last: it moves the handle to the EXIF directory. An unreadable EXIF
+    /// directory is not fatal (exposure can come from the command line); it adds a warning.
+    static func readExposure(_ handle: TIFFHandle, warnings: inout [String]) -> ExposureFields {
+        let tif = handle.tif
+        func number(_ tag: UInt32) -> Double? {
+            var value = 0.0
+            return cc_tiff_get_number(tif, tag, &value) == 1 ? value : nil
+        }
+        let tags = (time: UInt32(EXIFTAG_EXPOSURETIME), fNumber: UInt32(EXIFTAG_FNUMBER),
+                    iso: UInt32(EXIFTAG_ISOSPEEDRATINGS))
+        var fields = ExposureFields(exposureTimeSeconds: number(tags.time), fNumber: number(tags.fNumber),
+                                    isoSpeed: number(tags.iso))
+        var exifOffset: UInt64 = 0
+        guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
+            return fields
+        }
+        let errorsBefore = handle.messages.errorList.count
+        guard TIFFReadEXIFDirectory(tif, exifOffset) == 1 else {
+            let reasons = handle.messages.errorList.dropFirst(errorsBefore).joined(separator: "; ")
+            warnings.append("EXIF directory at offset \(exifOffset) could not be read"
+                            + (reasons.isEmpty ? "" : ": \(reasons)"))
+            return fields
+        }
+        if let t = number(tags.time) { fields.exposureTimeSeconds = t }
+        if let n = number(tags.fNumber) { fields.fNumber = n }
+        if let iso = number(tags.iso) { fields.isoSpeed = iso }
+        return fields
+    }
+
+    /// Decodes every strip or tile row into `output`, spreading row bands over the cores.
+    ///
+    /// The band that starts at row unit 0 uses `handle`; every other band opens its own libtiff
+    /// handle (a handle is not thread-safe, separate handles are). Returns the failure of the
+    /// earliest failing band, or nil.
+    static func decodeAll(handle: TIFFHandle, layout: TIFFLayout, path: String,
+                          output: SharedMutableBuffer<Float>, minimumSamplesPerBand: Int) -> TIFFError? {
+        let samplesPerUnit = layout.rowsPerUnit * layout.width * layout.outputChannelCount
+        let minimumUnits = max(1, minimumSamplesPerBand / max(1, samplesPerUnit))
+        let failures = FirstFinding<TIFFError>()
+        let mainHandle = UncheckedSendableBox(handle)
+        forEachRowBand(rowCount: layout.unitCount, minimumRowsPerBand: minimumUnits) { units in
+            let bandHandle: TIFFHandle
+            if units.lowerBound == 0 {
+                bandHandle = mainHandle.value
+            } else {
+                switch TIFFHandle.open(path, mode: "rM") {
+                case .success(let h): bandHandle = h
+                case .failure(let failure):
+                    failures.record(order: units.lowerBound, .corrupt(path: path, detail: failure.message))
+                    return
+                }
+            }
+            let chunk = UnsafeMutableRawPointer.allocate(byteCount: layout.chunkByteCount, alignment: 64)
+            defer { chunk.deallocate() }
+            let failure: TIFFError?
+            switch layout.sampleKind {
+            case .uint8:
+                failure = decode(UInt8.self, units: units, handle: bandHandle, layout: layout, path: path,
+                                 chunk: chunk, output: output)
+            case .uint16:
+                failure = decode(UInt16.self, units: units, handle: bandHandle, layout: layout, path: path,
+                                 chunk: chunk, output: output)
+            case .float32:
+                failure = decode(Float.self, units: units, handle: bandHandle, layout: layout, path: path,
+                                 chunk: chunk, output: output)
+            }
+            if let failure { failures.record(order: units.lowerBound, failure) }
+        }
+        return failures.value
+    }
+
+    /// Decodes the strips (or rows of tiles) `units` with `handle` and converts their samples
+    /// into the planes of `output`. Every libtiff read is checked for its full byte count and
+    /// for errors libtiff reported along the way.
+    static func decode<T: TIFFStoredSample>(
+        _: T.Type, units: Range<Int>, handle: TIFFHandle, layout: TIFFLayout, path: String,
+        chunk: UnsafeMutableRawPointer, output: SharedMutableBuffer<Float>
+    ) -> TIFFError? {
+        let tif = handle.tif
+        let width = layout.width
+        let height = layout.height
+        let planeSize = width * height
+        let chunkSamplesPerPixel = layout.samplesPerChunkPixel
+        // Planar-separate files: decode only the planes that are kept (not alpha / extras).
+        let storedPlanes = layout.isPlanarSeparate ? layout.outputChannelCount : 1
+        let channelsPerChunk = layout.isPlanarSeparate ? 1 : layout.outputChannelCount
+        let errorsBefore = handle.messages.errorCount
+        let source = chunk.assumingMemoryBound(to: T.self)
+
+        func failure(_ what: String, _ index: UInt32, got: Int, expected: Int) -> TIFFError {
+            let libtiff = handle.messages.errors
+            return .corrupt(path: path, detail: "cannot decode \(what) \(index)"
+                            + (got >= 0 ? " (\(got) of \(expected) bytes)" : "")
+                            + (libtiff.isEmpty ? "" : ": \(libtiff)"))
+        }
+
+        switch layout.chunking {
+        case .strips(let rowsPerStrip):
+            let stripsPerPlane = layout.unitCount
+            let rowSamples = width * chunkSamplesPerPixel
+            for unit in units {
+                let y0 = unit * rowsPerStrip
+                let rows = min(rowsPerStrip, height - y0)
+                let expected = rows * rowSamples * MemoryLayout<T>.size
+                for plane in 0..<storedPlanes {
+                    let strip = UInt32(plane * stripsPerPlane + unit)
+                    let got = Int(TIFFReadEncodedStrip(tif, strip, chunk, tmsize_t(layout.chunkByteCount)))
+                    guard got >= expected, handle.messages.errorCount == errorsBefore else {
+                        return failure("strip", strip, got: got, expected: expected)
+                    }
+                    convertBlock(source: source, rows: rows, columns: width, sourceRowStride: rowSamples,
+                                 sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
+                                 destination: output.base + plane * planeSize + y0 * width,
+                                 destinationRowStride: width, planeSize: planeSize)
+                }
+            }
+        case .tiles(let tileWidth, let tileLength):
+            let rowSamples = tileWidth * chunkSamplesPerPixel
+            let expected = tileLength * rowSamples * MemoryLayout<T>.size
+            for unit in units {
+                let y0 = unit * tileLength
+                let rows = min(tileLength, height - y0)
+                for x0 in stride(from: 0, to: width, by: tileWidth) {
+                    let columns = min(tileWidth, width - x0)
+                    for plane in 0..<storedPlanes {
+                        let tile = TIFFComputeTile(tif, UInt32(x0), UInt32(y0), 0, UInt16(plane))
+                        let got = Int(TIFFReadEncodedTile(tif, tile, chunk, tmsize_t(layout.chunkByteCount)))
+                        guard got >= expected, handle.messages.errorCount == errorsBefore else {
+                            return failure("tile", tile, got: got, expected: expected)
+                        }
+                        convertBlock(source: source, rows: rows, columns: columns, sourceRowStride: rowSamples,
+                                     sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
+                                     destination: output.base + plane * planeSize + y0 * width + x0,
+                                     destinationRowStride: width, planeSize: planeSize)
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Copies a block of interleaved stored samples into planar `Float`s.
+    ///
+    /// Sample `c` of pixel `x` in block row `r` is `source[r * sourceRowStride + x * sourcePixelStride + c]`
+    /// and goes to `destination[c * planeSize + r * destinationRowStride + x]`.
+    @inline(__always)
+    static func convertBlock<T: TIFFStoredSample>(
+        source: UnsafePointer<T>, rows: Int, columns: Int, sourceRowStride: Int, sourcePixelStride: Int,
+        channelCount: Int, destination: UnsafeMutablePointer<Float>, destinationRowStride: Int, planeSize: Int
+    ) {
+        for r in 0..<rows {
+            let s = source + r * sourceRowStride
+            let d0 = destination + r * destinationRowStride
+            switch (sourcePixelStride, channelCount) {
+            case (1, 1):
+                for x in 0..<columns { d0[x] = s[x].floatValue }
+            case (3, 3):
+                let d1 = d0 + planeSize
+                let d2 = d1 + planeSize
+                for x in 0..<columns {
+                    d0[x] = s[3 * x].floatValue
+                    d1[x] = s[3 * x + 1].floatValue
+                    d2[x] = s[3 * x + 2].floatValue
+                }
+            case (4, 3):
+                let d1 = d0 + planeSize
+                let d2 = d1 + planeSize
+                for x in 0..<columns {
+                    d0[x] = s[4 * x].floatValue
+                    d1[x] = s[4 * x + 1].floatValue
+                    d2[x] = s[4 * x + 2].floatValue
+                }
+            default:
+                for c in 0..<channelCount {
+                    let d = d0 + c * planeSize
+                    for x in 0..<columns { d[x] = s[sourcePixelStride * x + c].floatValue }
+                }
+            }
+        }
+    }
+}

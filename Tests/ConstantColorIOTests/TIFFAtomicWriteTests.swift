@@ -1,0 +1,125 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+@Suite("Atomic output and input protection")
+struct TIFFAtomicWriteTests {
+    @Test("a successful write leaves only the output, replacing an older file")
+    func successLeavesNoTemporary() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("out.tif")
+        try Data("old contents".utf8).write(to: URL(fileURLWithPath: path))
+        let image = TestImages.image(channels: 3, type: .uint16)
+        try TIFFWriter.writeRGB16(image, to: path, iccProfile: nil)
+        #expect(try folder.contents() == ["out.tif"])
+        #expect(try TIFFReader.read(path: path).image == image)
+    }
+
+    @Test("a failed write leaves no temporary file and keeps the old output")
+    func failureLeavesNothing() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("out.tif")
+        let old = Data("old contents".utf8)
+        try old.write(to: URL(fileURLWithPath: path))
+        // Writing a 4-channel image with a 3-channel-only convenience fails before any file...
+        #expect(throws: TIFFError.self) {
+            try TIFFWriter.writeFloat(TestImages.image(channels: 4, type: .float32), to: path)
+        }
+        // ...and a failure inside the body (after the temporary file exists) removes it.
+        #expect(throws: AtomicFileError.writeFailed(path: path, reason: "boom")) {
+            try AtomicFile.withTemporaryPath(for: path, protectedPaths: [], mapError: { $0 }) {
+                (temporary: String) throws(AtomicFileError) in
+                #expect(FileManager.default.createFile(atPath: temporary, contents: Data("partial".utf8)))
+                #expect(FileManager.default.fileExists(atPath: temporary))
+                #expect((temporary as NSString).deletingLastPathComponent == folder.path)
+                throw .writeFailed(path: path, reason: "boom")
+            }
+        }
+        #expect(try folder.contents() == ["out.tif"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == old)
+    }
+
+    @Test("writing into a missing folder fails cleanly")
+    func missingFolder() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("no/such/folder/out.tif")
+        #expect {
+            try TIFFWriter.writeRGB16(TestImages.image(channels: 3, type: .uint16), to: path, iccProfile: nil)
+        } throws: { error in
+            guard case TIFFError.writeFailed(let p, _) = error else { return false }
+            return p == path
+        }
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test("writing onto a protected input is refused: same path, relative path, symlink, hard link")
+    func protectedInput() throws {
+        let folder = try TemporaryFolder()
+        let input = folder.file("input.tif")
+        let image = TestImages.image(channels: 3, type: .uint16)
+        try TIFFWriter.writeRGB16(image, to: input, iccProfile: nil)
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+
+        let symlink = folder.file("link.tif")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: input)
+        let hardLink = folder.file("hard.tif")
+        try FileManager.default.linkItem(atPath: input, toPath: hardLink)
+        let dotted = folder.path + "/./input.tif"
+
+        let other = TestImages.image(channels: 3, type: .uint16, seed: 99)
+        for target in [input, symlink, hardLink, dotted] {
+            #expect(throws: TIFFError.outputIsInput(path: target)) {
+                try TIFFWriter.writeRGB16(other, to: target, iccProfile: nil, protectedPaths: [input])
+            }
+        }
+        // The protected path itself given through the symlink protects the real file too.
+        #expect(throws: TIFFError.outputIsInput(path: input)) {
+            try TIFFWriter.writeRGB16(other, to: input, iccProfile: nil, protectedPaths: [symlink])
+        }
+        // Relative paths (made relative to the current folder without changing it, since the
+        // current folder is shared by tests running in parallel).
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relativeInput = String(repeating: "../", count: depth) + input.drop(while: { $0 == "/" })
+        #expect(FileManager.default.fileExists(atPath: relativeInput))
+        #expect(AtomicFile.isProtected(relativeInput, protectedPaths: [input]))
+        #expect(AtomicFile.isProtected(input, protectedPaths: [relativeInput]))
+        #expect(!AtomicFile.isProtected(folder.file("output.tif"), protectedPaths: [relativeInput]))
+        #expect(throws: TIFFError.outputIsInput(path: relativeInput)) {
+            try TIFFWriter.writeRGB16(other, to: relativeInput, iccProfile: nil, protectedPaths: [input])
+        }
+
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == original)
+        #expect(try folder.contents() == ["hard.tif", "input.tif", "link.tif"])
+
+        // A different output next to the input is fine.
+        try TIFFWriter.writeRGB16(other, to: folder.file("output.tif"), iccProfile: nil, protectedPaths: [input])
+        #expect(try TIFFReader.read(path: folder.file("output.tif")).image == other)
+    }
+
+    @Test("AtomicFile.write writes data and keeps a replaced file's permissions")
+    func atomicData() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("report.json")
+        try AtomicFile.write(Data("{}".utf8), to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("{}".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        try AtomicFile.write(Data("{\"a\":1}".utf8), to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("{\"a\":1}".utf8))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        #expect(throws: AtomicFileError.outputIsInput(path: path)) {
+            try AtomicFile.write(Data(), to: path, protectedPaths: [path])
+        }
+        #expect(try folder.contents() == ["report.json"])
+    }
+
+    @Test("temporary names are hidden, in the same folder, and unique")
+    func temporaryNames() {
+        let a = AtomicFile.temporaryPath(for: "/tmp/x/out.tif")
+        let b = AtomicFile.temporaryPath(for: "/tmp/x/out.tif")
+        #expect(a != b)
+        #expect(a.hasPrefix("/tmp/x/.out.tif.tmp-\(getpid())-"))
+        #expect(AtomicFile.temporaryPath(for: "out.tif").hasPrefix(".out.tif.tmp-"))
+    }
+}

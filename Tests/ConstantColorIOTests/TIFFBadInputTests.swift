@@ -1,0 +1,310 @@
+import ConstantColor
+import ConstantColorIO
+import CTIFF
+import Foundation
+import Testing
+
+@Suite("TIFF reader refuses bad input")
+struct TIFFBadInputTests {
+    static let width = TestImages.width
+    static let height = TestImages.height
+
+    /// Asserts `error` is `.unsupported` and its text mentions every fragment.
+    static func expectUnsupported(_ error: TIFFError?, mentioning fragments: [String],
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .unsupported = error else {
+            Issue.record("expected unsupported, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        let text = error!.description
+        for fragment in fragments {
+            #expect(text.contains(fragment), "\(text)", sourceLocation: sourceLocation)
+        }
+        #expect(!text.contains("\n"), sourceLocation: sourceLocation)
+    }
+
+    @Test("missing file and folder are unreadable")
+    func missingPath() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.file("nope.tif")
+        let error = readError(missing)
+        guard case .unreadable(let path, let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+        #expect(path == missing)
+        #expect(reason.contains("No such file"))
+        #expect(error!.description.contains(missing))
+        guard case .unreadable = readError(folder.path) else {
+            Issue.record("a folder must be unreadable")
+            return
+        }
+    }
+
+    @Test("garbage bytes and an empty file are corrupt")
+    func garbage() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("garbage.tif")
+        try Data("this is not a TIFF file at all, just text".utf8).write(to: URL(fileURLWithPath: path))
+        let error = readError(path)
+        guard case .corrupt(_, let detail) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("magic"), "libtiff's message is passed on: \(detail)")
+
+        let empty = folder.file("empty.tif")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        guard case .corrupt = readError(empty) else {
+            Issue.record("an empty file must be corrupt")
+            return
+        }
+        // A TIFF header whose first IFD offset points far past the end.
+        let header = folder.file("header.tif")
+        try Data([0x49, 0x49, 42, 0, 0xFF, 0xFF, 0, 0]).write(to: URL(fileURLWithPath: header))
+        guard case .corrupt = readError(header) else {
+            Issue.record("a dangling IFD offset must be corrupt")
+            return
+        }
+    }
+
+    @Test("truncated files are corrupt", arguments: TIFFWriteOptions.Compression.allCases)
+    func truncatedHalf(_ compression: TIFFWriteOptions.Compression) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("whole.tif")
+        let image = TestImages.image(channels: 3, type: .uint16, seed: 11)
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(sampleType: .uint16, compression: compression,
+                                                                      rowsPerStrip: 4))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let cut = folder.file("half.tif")
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        guard case .corrupt = readError(cut) else {
+            Issue.record("a file cut in half must be corrupt")
+            return
+        }
+    }
+
+    @Test("a readable directory with pixel data cut short is corrupt and names the strip")
+    func truncatedPixelData() throws {
+        let folder = try TemporaryFolder()
+        let data = [UInt8](repeating: 0x40, count: Self.width * Self.height * 3 * 2)
+        let whole = HandmadeTIFF.make(width: UInt32(Self.width), height: UInt32(Self.height), samplesPerPixel: 3,
+                                      bitsPerSample: 16, photometric: 2, data: data)
+        let complete = folder.file("complete.tif")
+        try Data(whole).write(to: URL(fileURLWithPath: complete))
+        let decoded = try TIFFReader.read(path: complete)
+        #expect(decoded.image.samples.allSatisfy { $0 == 0x4040 })
+
+        let cut = folder.file("cut.tif")
+        try Data(whole.prefix(whole.count - data.count / 2)).write(to: URL(fileURLWithPath: cut))
+        let error = readError(cut)
+        guard case .corrupt(_, let detail) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("strip 0"), "\(detail)")
+    }
+
+    @Test("damaged compressed data is corrupt")
+    func damagedDeflate() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("damaged.tif")
+        let image = TestImages.image(channels: 3, type: .uint16, seed: 12)
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(sampleType: .uint16, compression: .deflate,
+                                                                      rowsPerStrip: 4))
+        // libtiff writes the first strip right after the 8-byte header: wreck its zlib header.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for i in 8..<40 { bytes[i] = 0xFF }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        guard case .corrupt(_, let detail) = readError(path) else {
+            Issue.record("damaged Deflate data must be corrupt")
+            return
+        }
+        #expect(detail.contains("strip 0"), "\(detail)")
+    }
+
+    @Test("12-bit samples are unsupported")
+    func twelveBit() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("twelve.tif")
+        var fields = RawTIFF.Fields()
+        fields.bitsPerSample = 12
+        let rowBytes = (Self.width * 12 + 7) / 8
+        #expect(RawTIFF.write(path, fields, data: [UInt8](repeating: 7, count: rowBytes * Self.height)))
+        Self.expectUnsupported(readError(path), mentioning: ["12-bit", path])
+    }
+
+    @Test("palette color is unsupported")
+    func palette() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("palette.tif")
+        var fields = RawTIFF.Fields()
+        fields.photometric = UInt16(PHOTOMETRIC_PALETTE)
+        let map = (0..<256).map { UInt16($0 * 257) }
+        #expect(RawTIFF.write(path, fields, data: [UInt8](repeating: 3, count: Self.width * Self.height)) { tif in
+            _ = map.withUnsafeBufferPointer { cc_tiff_set_colormap(tif, $0.baseAddress, $0.baseAddress, $0.baseAddress) }
+        })
+        Self.expectUnsupported(readError(path), mentioning: ["palette"])
+    }
+
+    @Test("YCbCr with JPEG compression is unsupported; so is uncompressed YCbCr")
+    func ycbcrJPEG() throws {
+        let folder = try TemporaryFolder()
+        #expect(TIFFIsCODECConfigured(UInt16(COMPRESSION_JPEG)) == 1, "this libtiff has no JPEG codec")
+        let path = folder.file("jpeg.tif")
+        var fields = RawTIFF.Fields()
+        fields.width = 32
+        fields.height = 16
+        fields.samplesPerPixel = 3
+        fields.photometric = UInt16(PHOTOMETRIC_YCBCR)
+        fields.compression = UInt16(COMPRESSION_JPEG)
+        let rgb = [UInt8](repeating: 128, count: 32 * 16 * 3)
+        #expect(RawTIFF.write(path, fields, data: rgb) { tif in
+            _ = cc_tiff_set_u16(tif, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB))
+        })
+        Self.expectUnsupported(readError(path), mentioning: ["JPEG"])
+
+        let plain = folder.file("ycbcr.tif")
+        fields.compression = UInt16(COMPRESSION_NONE)
+        #expect(RawTIFF.write(plain, fields, data: rgb) { tif in
+            _ = cc_tiff_set_ycbcr_subsampling(tif, 1, 1)
+        })
+        Self.expectUnsupported(readError(plain), mentioning: ["YCbCr"])
+    }
+
+    @Test("2 samples, signed integers, 64-bit and 16-bit float, MinIsWhite are unsupported")
+    func otherLayouts() throws {
+        let folder = try TemporaryFolder()
+        let pixels = Self.width * Self.height
+
+        var twoSamples = RawTIFF.Fields()
+        twoSamples.samplesPerPixel = 2
+        twoSamples.extraSamples = [UInt16(EXTRASAMPLE_UNASSALPHA)]
+        let p2 = folder.file("two.tif")
+        #expect(RawTIFF.write(p2, twoSamples, data: [UInt8](repeating: 1, count: pixels * 2)))
+        Self.expectUnsupported(readError(p2), mentioning: ["2 samples"])
+
+        var signed = RawTIFF.Fields()
+        signed.bitsPerSample = 16
+        signed.sampleFormat = UInt16(SAMPLEFORMAT_INT)
+        let ps = folder.file("signed.tif")
+        #expect(RawTIFF.write(ps, signed, data: [UInt8](repeating: 1, count: pixels * 2)))
+        Self.expectUnsupported(readError(ps), mentioning: ["16-bit signed integer"])
+
+        var double = RawTIFF.Fields()
+        double.bitsPerSample = 64
+        double.sampleFormat = UInt16(SAMPLEFORMAT_IEEEFP)
+        let pd = folder.file("double.tif")
+        #expect(RawTIFF.write(pd, double, data: RawTIFF.bytes([Double](repeating: 0.5, count: pixels))))
+        Self.expectUnsupported(readError(pd), mentioning: ["64-bit floating-point"])
+
+        var half = RawTIFF.Fields()
+        half.bitsPerSample = 16
+        half.sampleFormat = UInt16(SAMPLEFORMAT_IEEEFP)
+        let ph = folder.file("half.tif")
+        #expect(RawTIFF.write(ph, half, data: [UInt8](repeating: 0, count: pixels * 2)))
+        Self.expectUnsupported(readError(ph), mentioning: ["16-bit floating-point"])
+
+        var minIsWhite = RawTIFF.Fields()
+        minIsWhite.photometric = UInt16(PHOTOMETRIC_MINISWHITE)
+        let pw = folder.file("white.tif")
+        #expect(RawTIFF.write(pw, minIsWhite, data: [UInt8](repeating: 1, count: pixels)))
+        Self.expectUnsupported(readError(pw), mentioning: ["MinIsWhite"])
+    }
+
+    @Test("orientations other than 1 are refused by name", arguments: [2, 3, 6, 8])
+    func orientation(_ value: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("rotated.tif")
+        var fields = RawTIFF.Fields()
+        fields.orientation = UInt16(value)
+        #expect(RawTIFF.write(path, fields, data: [UInt8](repeating: 9, count: Self.width * Self.height)))
+        Self.expectUnsupported(readError(path), mentioning: ["orientation \(value)"])
+    }
+
+    @Test("more pixels than allowed is refused before decoding")
+    func tooLarge() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("big.tif")
+        try TIFFWriter.write(TestImages.image(channels: 3, type: .uint8), to: path,
+                             options: TIFFWriteOptions(sampleType: .uint8))
+        let limit = Self.width * Self.height - 1
+        #expect(readError(path, maximumPixelCount: limit)
+                == .tooLarge(path: path, width: Self.width, height: Self.height, limit: limit))
+        #expect(try TIFFReader.read(path: path, maximumPixelCount: limit + 1).image.width == Self.width)
+
+        // A header claiming 100000 × 100000 pixels with almost no data behind it.
+        let huge = folder.file("huge.tif")
+        try Data(HandmadeTIFF.make(width: 100_000, height: 100_000, samplesPerPixel: 1, bitsPerSample: 8,
+                                   photometric: 1, data: [0, 0, 0, 0])).write(to: URL(fileURLWithPath: huge))
+        guard case .tooLarge(_, 100_000, 100_000, 250_000_000) = readError(huge) else {
+            Issue.record("a 10-gigapixel header must be too large")
+            return
+        }
+    }
+
+    @Test("a zero-width image is corrupt")
+    func zeroSize() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("zero.tif")
+        try Data(HandmadeTIFF.make(width: 0, height: 5, samplesPerPixel: 1, bitsPerSample: 8,
+                                   photometric: 1, data: [0])).write(to: URL(fileURLWithPath: path))
+        guard case .corrupt = readError(path) else {
+            Issue.record("zero width must be corrupt")
+            return
+        }
+    }
+
+    @Test("NaN and infinity in a float file name the first bad pixel",
+          arguments: [Float.nan, .infinity, -.infinity])
+    func nonFinite(_ bad: Float) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("nonfinite.tif")
+        var samples = (0..<(Self.width * Self.height * 3)).map { Float($0) * 0.25 }
+        // Interleaved RGB: pixel (x, y) channel c is at (y * width + x) * 3 + c.
+        samples[(17 * Self.width + 30) * 3 + 2] = bad  // later in raster order
+        samples[(9 * Self.width + 21) * 3 + 1] = bad   // the first one
+        samples[(9 * Self.width + 25) * 3 + 0] = bad   // same row, further right
+        var fields = RawTIFF.Fields()
+        fields.samplesPerPixel = 3
+        fields.photometric = UInt16(PHOTOMETRIC_RGB)
+        fields.bitsPerSample = 32
+        fields.sampleFormat = UInt16(SAMPLEFORMAT_IEEEFP)
+        #expect(RawTIFF.write(path, fields, data: RawTIFF.bytes(samples)))
+        let error = readError(path)
+        #expect(error == .nonFinite(path: path, x: 21, y: 9, channel: 1))
+        #expect(error?.description.contains("x=21, y=9, channel 1") == true)
+    }
+
+    @Test("the writer refuses non-finite samples and leaves no file")
+    func writerRefusesNonFinite() throws {
+        let folder = try TemporaryFolder()
+        var image = TestImages.image(channels: 3, type: .float32)
+        image[5, 7, 2] = .nan
+        let path = folder.file("out.tif")
+        for type in TIFFWriteOptions.SampleType.allCases {
+            #expect(throws: TIFFError.nonFinite(path: path, x: 5, y: 7, channel: 2)) {
+                try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(sampleType: type))
+            }
+        }
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test("error descriptions are one line naming the file")
+    func descriptions() {
+        let errors: [TIFFError] = [
+            .unreadable(path: "a.tif", reason: "No such file\nor directory"),
+            .corrupt(path: "a.tif", detail: "bad"),
+            .unsupported(path: "a.tif", what: "12-bit"),
+            .tooLarge(path: "a.tif", width: 10, height: 10, limit: 5),
+            .nonFinite(path: "a.tif", x: 1, y: 2, channel: 0),
+            .outputIsInput(path: "a.tif"),
+            .writeFailed(path: "a.tif", detail: "disk full"),
+        ]
+        for error in errors {
+            #expect(error.description.contains("a.tif"))
+            #expect(!error.description.contains("\n"))
+            #expect(error.path == "a.tif")
+        }
+    }
+}

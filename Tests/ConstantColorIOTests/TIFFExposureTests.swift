@@ -1,0 +1,119 @@
+import ConstantColor
+import ConstantColorIO
+import CTIFF
+import Foundation
+import Testing
+
+@Suite("TIFF exposure tags")
+struct TIFFExposureTests {
+    /// libtiff 4.5 hands EXIF rationals over as `float`; 2^-23 is float's relative precision
+    /// (IEEE 754 binary32), so this is the closest the values can come back.
+    static let rationalRelativeTolerance = 1.0 / Double(1 << 23)
+
+    static func expectClose(_ value: Double?, _ expected: Double,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let value else {
+            Issue.record("missing value, expected \(expected)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(abs(value - expected) <= expected * rationalRelativeTolerance,
+                "\(value) vs \(expected)", sourceLocation: sourceLocation)
+    }
+
+    @Test("exposure in the EXIF sub-IFD and in IFD0 reads back",
+          arguments: [false, true])
+    func exposureRoundTrip(inIFD0: Bool) throws {
+        let folder = try TemporaryFolder()
+        let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 400)
+        let image = TestImages.image(channels: 3, type: .uint16)
+        let path = folder.file("exposure.tif")
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
+            sampleType: .uint16, compression: .deflate, iccProfile: [1, 2, 3, 4],
+            exposure: exposure, exposureInIFD0: inIFD0))
+
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.image == image)
+        #expect(decoded.iccProfile == [1, 2, 3, 4])
+        Self.expectClose(decoded.exposure.exposureTimeSeconds, 1.0 / 60)
+        Self.expectClose(decoded.exposure.fNumber, 2.8)
+        #expect(decoded.exposure.isoSpeed == 400)
+        let settings = try #require(decoded.exposure.settings)
+        // t × ISO / N²: the errors of t and of N (twice) add up.
+        #expect(abs(settings.radiometricScale / exposure.radiometricScale - 1) <= 3 * Self.rationalRelativeTolerance)
+
+        // Where the tags went: an EXIF sub-IFD pointer, or none and the tags in IFD0.
+        let file = try #require(QuietTIFF(path, "r"))
+        let tif = file.tif
+        var exifOffset: UInt64 = 0
+        let hasEXIF = cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1
+        #expect(hasEXIF == !inIFD0)
+        var ifd0Time = 0.0
+        #expect((cc_tiff_get_number(tif, 33434, &ifd0Time) == 1) == inIFD0)
+        if inIFD0 {
+            #expect(decoded.warnings.contains { $0.contains("33434") }, "libtiff's unknown-tag warning is kept")
+        }
+    }
+
+    @Test("EXIF values win over IFD0 values; each missing EXIF value falls back to IFD0")
+    func exifPreferredOverIFD0() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("both.tif")
+        // IFD0 holds T=1/30, N=4, ISO 800; the EXIF directory holds only T=1/250 and N=8.
+        let tif = try #require(TIFFOpen(path, "w"))
+        #expect(TIFFCreateEXIFDirectory(tif) == 0)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_EXPOSURETIME), 1.0 / 250) == 1)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_FNUMBER), 8) == 1)
+        var offset: UInt64 = 0
+        #expect(TIFFWriteCustomDirectory(tif, &offset) == 1)
+        #expect(TIFFCreateDirectory(tif) == 0)
+        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
+        #expect(cc_tiff_set_double(tif, 33434, 1.0 / 30) == 1)
+        #expect(cc_tiff_set_double(tif, 33437, 4) == 1)
+        var iso: UInt16 = 800
+        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
+        #expect(cc_tiff_set_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), offset) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
+        var pixels: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
+        #expect(TIFFWriteDirectory(tif) == 1)
+        TIFFClose(tif)
+
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.image.samples == [1, 2, 3, 4, 5, 6, 7, 8])
+        Self.expectClose(decoded.exposure.exposureTimeSeconds, 1.0 / 250)
+        Self.expectClose(decoded.exposure.fNumber, 8)
+        #expect(decoded.exposure.isoSpeed == 800)
+    }
+
+    @Test("partial exposure gives no settings and names what is missing")
+    func partialExposure() {
+        let fields = ExposureFields(exposureTimeSeconds: 0.01, isoSpeed: 100)
+        #expect(fields.settings == nil)
+        #expect(fields.missingTagNames == ["FNumber"])
+        let complete = ExposureFields(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 100)
+        #expect(complete.settings == ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 100))
+        #expect(ExposureFields().missingTagNames == ["ExposureTime", "FNumber", "PhotographicSensitivity"])
+    }
+
+    @Test("invalid exposure is refused before writing")
+    func invalidExposureRefused() throws {
+        let folder = try TemporaryFolder()
+        let image = TestImages.image(channels: 1, type: .uint8)
+        for exposure in [ExposureSettings(exposureTimeSeconds: 0, fNumber: 2, isoSpeed: 100),
+                         ExposureSettings(exposureTimeSeconds: 0.01, fNumber: .nan, isoSpeed: 100),
+                         ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 70_000)] {
+            #expect {
+                try TIFFWriter.write(image, to: folder.file("e.tif"),
+                                     options: TIFFWriteOptions(sampleType: .uint8, exposure: exposure))
+            } throws: { error in
+                guard case TIFFError.writeFailed = error else { return false }
+                return true
+            }
+        }
+        #expect(try folder.contents().isEmpty)
+    }
+}

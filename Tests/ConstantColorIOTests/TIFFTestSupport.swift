@@ -1,0 +1,243 @@
+import ConstantColor
+import ConstantColorIO
+import CTIFF
+import Foundation
+import Testing
+
+/// A fresh temporary folder per test, removed when the value is released.
+final class TemporaryFolder {
+    /// The folder's path.
+    let path: String
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.path
+        let name = "cc-tiff-tests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        path = (base as NSString).appendingPathComponent(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// `name` inside the folder.
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    /// The names of every entry in the folder, hidden ones included.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+}
+
+/// Small deterministic test images.
+enum TestImages {
+    /// Odd size so that the last strip and the edge tiles are partial.
+    static let width = 37
+    static let height = 23
+
+    /// A deterministic generator (SplitMix64, Steele et al. 2014).
+    struct SplitMix64 {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Samples exactly representable in `type`: integers over the whole range for integer
+    /// types (both extremes included), and finite floats of many magnitudes and both signs.
+    static func image(channels: Int, type: TIFFWriteOptions.SampleType, seed: UInt64 = 1,
+                      width: Int = width, height: Int = height) -> PlanarImage {
+        var rng = SplitMix64(state: seed)
+        var image = PlanarImage(width: width, height: height, channelCount: channels)
+        for i in image.samples.indices {
+            let r = rng.next()
+            switch type {
+            case .uint8: image.samples[i] = Float(r % 256)
+            case .uint16: image.samples[i] = Float(r % 65536)
+            case .float32:
+                let magnitude = Float(r % 1_000_000) / 1000 * Float(1 << Int((r >> 32) % 12))
+                image.samples[i] = (r >> 63) == 0 ? magnitude : -magnitude
+            }
+        }
+        if type != .float32, image.samples.count >= 2 {
+            image.samples[0] = 0
+            image.samples[1] = type == .uint8 ? 255 : 65535
+        }
+        return image
+    }
+
+    /// The first three planes of a 4-channel image (what the reader keeps), or the image itself.
+    static func withoutExtraChannels(_ image: PlanarImage) -> PlanarImage {
+        guard image.channelCount == 4 else { return image }
+        let n = image.pixelCount * 3
+        return PlanarImage(width: image.width, height: image.height, channelCount: 3,
+                           samples: Array(image.samples[0..<n]))
+    }
+}
+
+/// Writes TIFF files that `TIFFWriter` deliberately cannot produce (unsupported layouts,
+/// non-finite floats, other orientations), straight through libtiff.
+enum RawTIFF {
+    /// Tags to set on the directory before the single strip of `data` is written.
+    struct Fields {
+        var width: Int = TestImages.width
+        var height: Int = TestImages.height
+        var samplesPerPixel: UInt16 = 1
+        var bitsPerSample: UInt16 = 8
+        var sampleFormat: UInt16 = UInt16(SAMPLEFORMAT_UINT)
+        var photometric: UInt16 = UInt16(PHOTOMETRIC_MINISBLACK)
+        var compression: UInt16 = UInt16(COMPRESSION_NONE)
+        var orientation: UInt16 = 1
+        var extraSamples: [UInt16] = []
+    }
+
+    /// Writes one directory with all rows in one strip; `configure` may set further tags.
+    /// Returns false when libtiff refused (so the caller can fail the test with a message).
+    @discardableResult
+    static func write(_ path: String, _ fields: Fields, data: [UInt8],
+                      configure: (OpaquePointer) -> Void = { _ in }) -> Bool {
+        guard let tif = TIFFOpen(path, "w") else { return false }
+        defer { TIFFClose(tif) }
+        var ok = cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), UInt32(fields.width)) == 1
+        ok = ok && cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), UInt32(fields.height)) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_SAMPLESPERPIXEL), fields.samplesPerPixel) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), fields.bitsPerSample) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_SAMPLEFORMAT), fields.sampleFormat) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), fields.photometric) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), fields.compression) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), fields.orientation) == 1
+        ok = ok && cc_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG), UInt16(PLANARCONFIG_CONTIG)) == 1
+        ok = ok && cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(fields.height)) == 1
+        if !fields.extraSamples.isEmpty {
+            var extras = fields.extraSamples
+            ok = ok && cc_tiff_set_u16_array(tif, UInt32(TIFFTAG_EXTRASAMPLES), UInt16(extras.count), &extras) == 1
+        }
+        configure(tif)
+        guard ok else { return false }
+        var bytes = data
+        let written = bytes.withUnsafeMutableBytes {
+            TIFFWriteEncodedStrip(tif, 0, $0.baseAddress, tmsize_t($0.count))
+        }
+        return Int(written) == data.count && TIFFWriteDirectory(tif) == 1
+    }
+
+    /// The native-endian bytes of `samples`.
+    static func bytes<T>(_ samples: [T]) -> [UInt8] {
+        samples.withUnsafeBytes { Array($0) }
+    }
+}
+
+/// A libtiff handle opened with `cc_tiff_open`, so libtiff's messages (e.g. unknown-tag
+/// warnings) are kept here instead of printed; closed on release.
+final class QuietTIFF {
+    let tif: OpaquePointer
+    private let messages: UnsafeMutablePointer<cc_tiff_messages>
+
+    init?(_ path: String, _ mode: String) {
+        let capacity = 4096
+        messages = .allocate(capacity: 1)
+        let errors = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        let warnings = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        errors[0] = 0
+        warnings[0] = 0
+        messages.initialize(to: cc_tiff_messages(errors: errors, errorsCapacity: capacity, errorCount: 0,
+                                                 warnings: warnings, warningsCapacity: capacity, warningCount: 0))
+        guard let tif = cc_tiff_open(path, mode, messages) else {
+            Self.free(messages)
+            return nil
+        }
+        self.tif = tif
+    }
+
+    deinit {
+        TIFFClose(tif)
+        Self.free(messages)
+    }
+
+    private static func free(_ messages: UnsafeMutablePointer<cc_tiff_messages>) {
+        messages.pointee.errors.deallocate()
+        messages.pointee.warnings.deallocate()
+        messages.deallocate()
+    }
+}
+
+/// Builds a minimal little-endian classic TIFF by hand (TIFF 6.0 section 2): header, one IFD
+/// placed right after the header, then the pixel data, so that cutting the file short removes
+/// pixel data while the directory stays readable.
+enum HandmadeTIFF {
+    /// One IFD entry whose value fits in its 4-byte value field.
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16  // 3 = SHORT, 4 = LONG
+        var value: UInt32
+    }
+
+    /// A one-strip image of `data` with the given basic tags; the strip offset and byte count
+    /// are filled in.
+    static func make(width: UInt32, height: UInt32, samplesPerPixel: UInt16, bitsPerSample: UInt16,
+                     photometric: UInt16, data: [UInt8]) -> [UInt8] {
+        var entries: [Entry] = [
+            Entry(tag: 256, type: 4, value: width),
+            Entry(tag: 257, type: 4, value: height),
+            Entry(tag: 259, type: 3, value: 1),
+            Entry(tag: 262, type: 3, value: UInt32(photometric)),
+            Entry(tag: 273, type: 4, value: 0),  // StripOffsets, patched below
+            Entry(tag: 277, type: 3, value: UInt32(samplesPerPixel)),
+            Entry(tag: 278, type: 4, value: height),
+            Entry(tag: 279, type: 4, value: UInt32(data.count)),
+        ]
+        // BitsPerSample has SamplesPerPixel values; with more than two SHORTs they do not fit in
+        // the entry, so they go right after the IFD.
+        let ifdSize = 2 + (entries.count + 1) * 12 + 4
+        let bitsOffset = 8 + ifdSize
+        let bitsInline = samplesPerPixel <= 2
+        let dataOffset = bitsOffset + (bitsInline ? 0 : Int(samplesPerPixel) * 2)
+        entries[4].value = UInt32(dataOffset)
+        let bitsValue: UInt32 = bitsInline
+            ? UInt32(bitsPerSample) | (samplesPerPixel == 2 ? UInt32(bitsPerSample) << 16 : 0)
+            : UInt32(bitsOffset)
+        entries.insert(Entry(tag: 258, type: 3, value: bitsValue), at: 2)
+
+        var out: [UInt8] = [0x49, 0x49, 42, 0]
+        append32(&out, 8)
+        append16(&out, UInt16(entries.count))
+        for e in entries {
+            append16(&out, e.tag)
+            append16(&out, e.type)
+            append32(&out, e.tag == 258 ? UInt32(samplesPerPixel) : 1)
+            // Values that fit are left-justified; little-endian makes that the low bytes.
+            append32(&out, e.value)
+        }
+        append32(&out, 0)
+        if !bitsInline {
+            for _ in 0..<samplesPerPixel { append16(&out, bitsPerSample) }
+        }
+        precondition(out.count == dataOffset)
+        out += data
+        return out
+    }
+
+    private static func append16(_ out: inout [UInt8], _ v: UInt16) {
+        out.append(UInt8(v & 0xFF))
+        out.append(UInt8(v >> 8))
+    }
+
+    private static func append32(_ out: inout [UInt8], _ v: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((v >> UInt32(shift)) & 0xFF)) }
+    }
+}
+
+/// Reads `path` and returns the error, or records a test failure if it was read.
+func readError(_ path: String, maximumPixelCount: Int = 250_000_000,
+               sourceLocation: SourceLocation = #_sourceLocation) -> TIFFError? {
+    do {
+        let decoded = try TIFFReader.read(path: path, maximumPixelCount: maximumPixelCount)
+        Issue.record("expected an error, read \(decoded.image.width)×\(decoded.image.height)",
+                     sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
+    }
+}
