@@ -23,6 +23,8 @@ public struct SceneGeometry: Sendable, Equatable {
     public let patchSidePx: Double
     /// Top-left corner of the first patch.
     public let chartOriginX: Double, chartOriginY: Double
+    /// 1 / pitch and side / pitch, for the per-sample material lookup.
+    let inversePitch: Double, sideOverPitch: Double
 
     /// Chart columns and rows (ColorChecker Classic order: row by row from "dark skin").
     public static let columns = 6, rows = 4
@@ -38,6 +40,8 @@ public struct SceneGeometry: Sendable, Equatable {
         let chartH = pitch * Double(Self.rows - 1) + patchSidePx
         chartOriginX = (Double(width) - chartW) / 2
         chartOriginY = (Double(height) - chartH) / 2
+        inversePitch = 1 / pitch
+        sideOverPitch = 0.8
     }
 
     /// Number of materials: 0 = background, 1…24 = patches (chart) or 1 = the dot (point target).
@@ -52,12 +56,10 @@ public struct SceneGeometry: Sendable, Equatable {
     public func material(x: Double, y: Double) -> Int {
         switch content {
         case .colorChecker:
-            let u = (x - chartOriginX) / patchPitchPx, v = (y - chartOriginY) / patchPitchPx
-            guard u >= 0, v >= 0 else { return 0 }
+            let u = (x - chartOriginX) * inversePitch, v = (y - chartOriginY) * inversePitch
+            guard u >= 0, v >= 0, u < Double(Self.columns), v < Double(Self.rows) else { return 0 }
             let c = Int(u), r = Int(v)
-            guard c < Self.columns, r < Self.rows else { return 0 }
-            let side = patchSidePx / patchPitchPx
-            guard u - Double(c) < side, v - Double(r) < side else { return 0 }
+            guard u - Double(c) < sideOverPitch, v - Double(r) < sideOverPitch else { return 0 }
             return 1 + r * Self.columns + c
         case .pointTarget(let cx, let cy, let radius):
             let dx = x - cx, dy = y - cy

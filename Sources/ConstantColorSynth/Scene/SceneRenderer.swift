@@ -121,9 +121,9 @@ extension SceneRenderer.PreparedScene {
     /// Flash irradiance relative to the frame centre at a plane point: E ∝ cos θ / r² from a point
     /// source beside the lens (inverse-square law with Lambert's cosine, CIE 015:2004 / any optics text).
     func flashFalloff(x: Double, y: Double) -> Double {
-        let d = planeDistance
-        let px = (x - Double(geometry.width) / 2) * d / focalLengthPx - flashOffset.x
-        let py = (y - Double(geometry.height) / 2) * d / focalLengthPx - flashOffset.y
+        let d = planeDistance, k = planeDistance / focalLengthPx
+        let px = (x - 0.5 * Double(geometry.width)) * k - flashOffset.x
+        let py = (y - 0.5 * Double(geometry.height)) * k - flashOffset.y
         let r2 = px * px + py * py + d * d
         let r02 = flashOffset.x * flashOffset.x + flashOffset.y * flashOffset.y + d * d
         let q = r02 / r2
