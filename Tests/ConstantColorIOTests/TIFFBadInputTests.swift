@@ -212,6 +212,24 @@ struct TIFFBadInputTests {
         Self.expectUnsupported(readError(pw), mentioning: ["MinIsWhite"])
     }
 
+    @Test("associated alpha and a reduced-resolution first image are unsupported")
+    func alphaAndPreview() throws {
+        let folder = try TemporaryFolder()
+        var rgba = RawTIFF.Fields()
+        rgba.samplesPerPixel = 4
+        rgba.photometric = UInt16(PHOTOMETRIC_RGB)
+        rgba.extraSamples = [UInt16(EXTRASAMPLE_ASSOCALPHA)]
+        let premultiplied = folder.file("premultiplied.tif")
+        #expect(RawTIFF.write(premultiplied, rgba, data: [UInt8](repeating: 9, count: Self.width * Self.height * 4)))
+        Self.expectUnsupported(readError(premultiplied), mentioning: ["premultiplied"])
+
+        let preview = folder.file("preview.tif")
+        #expect(RawTIFF.write(preview, RawTIFF.Fields(), data: [UInt8](repeating: 9, count: Self.width * Self.height)) {
+            _ = cc_tiff_set_u32($0, UInt32(TIFFTAG_SUBFILETYPE), UInt32(FILETYPE_REDUCEDIMAGE))
+        })
+        Self.expectUnsupported(readError(preview), mentioning: ["reduced-resolution"])
+    }
+
     @Test("orientations other than 1 are refused by name", arguments: [2, 3, 6, 8])
     func orientation(_ value: Int) throws {
         let folder = try TemporaryFolder()

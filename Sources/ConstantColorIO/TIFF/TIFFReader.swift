@@ -15,7 +15,8 @@ public enum TIFFReader {
     ///
     /// Refused before any pixel memory is allocated: images with more than `maximumPixelCount`
     /// pixels (`tooLarge`) or zero size, and unsupported layouts (12-bit, palette, YCbCr/JPEG,
-    /// 2 samples, signed integers, 64-bit float, …) with a message naming the layout. A float
+    /// 2 samples, signed integers, 64-bit float, premultiplied alpha, a reduced-resolution
+    /// preview as first image, …) with a message naming the layout. A float
     /// file containing NaN or infinity is refused as `nonFinite`, naming the first such pixel in
     /// raster order. A truncated or damaged file throws `corrupt` with libtiff's message.
     ///
