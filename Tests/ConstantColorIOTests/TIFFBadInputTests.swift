@@ -39,6 +39,13 @@ struct TIFFBadInputTests {
             Issue.record("a folder must be unreadable")
             return
         }
+        let fifo = folder.file("pipe.tif")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        guard case .unreadable(_, let fifoReason) = readError(fifo) else {
+            Issue.record("a named pipe must be unreadable (and must not hang)")
+            return
+        }
+        #expect(fifoReason.contains("not a regular file"))
     }
 
     @Test("garbage bytes and an empty file are corrupt")

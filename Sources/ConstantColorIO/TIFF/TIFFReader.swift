@@ -72,14 +72,19 @@ public enum TIFFReader {
     }
 
     /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or
-    /// is a folder, so that such files are not reported as damaged TIFFs.
+    /// is not a regular file (a folder, a pipe: libtiff needs to seek), so that such paths are
+    /// not reported as damaged TIFFs. Opens without blocking, so a named pipe cannot hang.
     static func checkReadable(_ path: String) throws(TIFFError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .unreadable(path: path, reason: "it is a folder") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw .unreadable(path: path, reason: "it is a folder")
+        default: throw .unreadable(path: path, reason: "it is not a regular file")
+        }
     }
 
     /// The InterColorProfile tag (34675) of the current directory, copied out of libtiff.
