@@ -1,0 +1,41 @@
+import Foundation
+import ConstantColor
+import ConstantColorIO
+
+extension SynthCapture {
+    /// File names in a condition folder.
+    public enum FileName {
+        /// The flash frame (flash + ambient).
+        public static let flash = "flash.tif"
+        /// The ambient (no-flash) frame.
+        public static let ambient = "ambient.tif"
+        /// The dark-room (flash only) capture.
+        public static let darkroom = "darkroom.tif"
+        /// The truth file.
+        public static let truth = "truth.json"
+    }
+
+    /// Writes the condition folder: `flash.tif` + `ambient.tif` (or `darkroom.tif` for a capture with
+    /// no ambient light) as 16-bit RGB with EXIF exposure, and `truth.json` (with a `files` member
+    /// naming the images). Files are written atomically; the folder is created if needed.
+    public func write(toDirectory directory: String, compression: TIFFWriteOptions.Compression = .deflate,
+                      protectedPaths: [String] = []) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+        func options(_ e: ExposureSettings) -> TIFFWriteOptions {
+            TIFFWriteOptions(sampleType: .uint16, compression: compression, exposure: e, software: "constant-color synth")
+        }
+        var files: [String: JSONValue] = [:]
+        if let ambient {
+            try TIFFWriter.write(flash.image, to: path(FileName.flash), options: options(flash.exposure), protectedPaths: protectedPaths)
+            try TIFFWriter.write(ambient.image, to: path(FileName.ambient), options: options(ambient.exposure), protectedPaths: protectedPaths)
+            files = ["flash": .string(FileName.flash), "ambient": .string(FileName.ambient)]
+        } else {
+            try TIFFWriter.write(flash.image, to: path(FileName.darkroom), options: options(flash.exposure), protectedPaths: protectedPaths)
+            files = ["darkroom": .string(FileName.darkroom)]
+        }
+        var t = truth.object ?? [:]
+        t["files"] = .object(files)
+        try AtomicFile.write(JSONValue.object(t).encodedData(), to: path(FileName.truth), protectedPaths: protectedPaths)
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// `constant-color calibrate`: camera and flash profiles from a capture or from spectral data.
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Fit camera and flash profiles (from spectral data or a chart capture).",
+        subcommands: [CalibrateSpectral.self])
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import ConstantColor
+import ConstantColorIO
+import ConstantColorSynth
+import Foundation
+
+/// `constant-color calibrate spectral` (SPEC 3): camera + flash profiles from spectral data.
+struct CalibrateSpectral: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spectral",
+        abstract: "Camera and flash profiles from the camera's spectral sensitivities and the flash's SPD.",
+        discussion: """
+            The flash white is the camera's response to a perfect white under the flash; the 3x3 matrix \
+            from flash-white-balanced camera RGB to XYZ (D65, CIE 1931 2 deg) is the white-preserving \
+            least-squares fit (Finlayson & Drew 1997) over the training reflectances (default: the 190 \
+            rawtoaces v1 reflectances of the spectral folder). Fit errors (CIEDE2000, training set and \
+            ColorChecker) go into the flash profile's metadata. Outputs are written atomically.
+            """)
+
+    @Option(help: "Camera spectral sensitivities (SPEC 4.2 JSON).") var cameraSensitivity: String
+    @Option(help: "Flash spectral power distribution (SPEC 4.2 JSON).") var flashSpd: String
+    @Option(help: "Camera profile output (JSON).") var cameraOut: String
+    @Option(help: "Flash profile output (JSON).") var flashOut: String
+    @Option(help: "Black level, DN.") var blackLevel: Double = 1024
+    @Option(help: "White (saturation) level, DN.") var whiteLevel: Double = 60000
+    @Option(help: "Read noise at the reference ISO, DN.") var readNoise: Double = 8
+    @Option(help: "Conversion gain at the reference ISO, electrons per DN.") var gain: Double = 0.25
+    @Option(help: "ISO at which --read-noise and --gain hold.") var referenceIso: Double = 100
+    @Option(help: "Training reflectances (set JSON: wavelengthsNm, names, values).") var training: String?
+    @Option(help: "Camera name (default: the sensitivity file's name).") var cameraName: String?
+    @Option(help: "Flash name (default: the SPD file's name).") var flashName: String?
+    @Option(help: "Spectral data folder (CMFs, D65, ColorChecker).") var spectra: String?
+
+    func validate() throws {
+        guard whiteLevel > blackLevel, blackLevel >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
+        guard readNoise >= 0, gain > 0, referenceIso > 0 else {
+            throw ValidationError("--read-noise must be >= 0, --gain and --reference-iso positive")
+        }
+        guard URL(fileURLWithPath: cameraOut).standardizedFileURL != URL(fileURLWithPath: flashOut).standardizedFileURL else {
+            throw ValidationError("--camera-out and --flash-out name the same file")
+        }
+    }
+
+    func run() throws {
+        let library = try spectra.map { try SpectralLibrary(directory: $0) } ?? SpectralLibrary()
+        let trainingPath = training ?? library.path(SpectralLibrary.File.trainingRawtoaces)
+        let sensitivityJSON = try JSONValue.read(path: cameraSensitivity)
+        let sensitivity = try CameraSensitivity(json: sensitivityJSON, file: cameraSensitivity)
+        let flashJSON = try JSONValue.read(path: flashSpd)
+        let flash = try SpectralDistribution(json: flashJSON, file: flashSpd)
+        let set = try SpectralSet(path: trainingPath)
+        let cal = try SpectralCalibration(camera: sensitivity, flash: flash, training: set, library: library)
+
+        let camName = cameraName ?? sensitivity.name
+        let cameraProfile = CameraProfile(
+            name: camName, blackLevel: blackLevel, whiteLevel: whiteLevel,
+            noise: NoiseModel(readNoiseDN: readNoise, gainElectronsPerDN: gain, referenceISO: referenceIso),
+            spectralSensitivity: sensitivityJSON,
+            metadata: ["source": .string("constant-color calibrate spectral"), "sensitivityFile": .string(cameraSensitivity)])
+        let flashProfile = FlashProfile(
+            name: flashName ?? flash.name, cameraName: camName, whiteCameraRGB: cal.flashWhiteCameraRGB,
+            matrixToXYZD65: cal.matrixToXYZD65, spectralPowerDistribution: flashJSON,
+            metadata: cal.metadata(trainingName: set.name, source: set.source)
+                .merging(["flashSPDFile": .string(flashSpd)]) { a, _ in a })
+        let inputs = [cameraSensitivity, flashSpd, trainingPath]
+        try AtomicFile.write(cameraProfile.json.encodedData(), to: cameraOut, protectedPaths: inputs)
+        try AtomicFile.write(flashProfile.json.encodedData(), to: flashOut, protectedPaths: inputs)
+        Progress().say(String(format: "matrix fitted over %d reflectances: mean/max CIEDE2000 %.2f/%.2f (training), %.2f/%.2f (ColorChecker)",
+                              cal.trainingCount, cal.trainingMeanDeltaE2000, cal.trainingMaxDeltaE2000,
+                              cal.colorCheckerMeanDeltaE2000, cal.colorCheckerMaxDeltaE2000))
+    }
+}
