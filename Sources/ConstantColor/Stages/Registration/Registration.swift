@@ -16,9 +16,9 @@ public struct RegistrationOptions: Sendable {
     /// A richer model is kept only if it lowers the robust residual by at least this fraction.
     public var modelSelectionGain: Double
 
-    /// Defaults: automatic model, 2 MP working level, 60 000 samples, 0.5 % residual gain.
+    /// Defaults: automatic model, 2 MP working level, 20 000 samples, 0.5 % residual gain.
     public init(model: MotionModel? = nil, maximumWorkingPixels: Int = 2_000_000,
-                maximumSamplePixels: Int = 60_000, modelSelectionGain: Double = 0.005) {
+                maximumSamplePixels: Int = 20_000, modelSelectionGain: Double = 0.005) {
         self.model = model
         self.maximumWorkingPixels = maximumWorkingPixels
         self.maximumSamplePixels = maximumSamplePixels
@@ -105,8 +105,9 @@ public enum Registration {
         } else {
             var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
             for model in MotionModel.allCases {
-                let start = best.map { $0.warp.promoted(to: model) } ?? warp.promoted(to: model)
-                let r = finest.fit(start, photometric: best?.photometric ?? photometric, iterations: 30)
+                // Every candidate starts from the coarse levels' estimate, which already holds any
+                // rotation (a translation-only start would leave the richer fits far from it).
+                let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30)
                 residuals[model] = r.2
                 if let b = best {
                     let extra = Double(model.parameterCount - b.warp.model.parameterCount)
@@ -268,7 +269,7 @@ struct Level {
                 lambda = max(1e-9, lambda / 10)
                 // Largest motion the step caused, in level pixels (normalized units × s).
                 let change = step[0..<n].map { abs($0) * s }.max() ?? 0
-                if change < 1e-4 { break }
+                if change < 1e-3 { break }
             } else {
                 lambda *= 10
                 if lambda > 1e6 { break }
