@@ -62,3 +62,20 @@ import ConstantColorIO
         print("calibration: training mean \(cal.trainingMeanDeltaE2000) max \(cal.trainingMaxDeltaE2000); chart mean \(cal.colorCheckerMeanDeltaE2000) max \(cal.colorCheckerMaxDeltaE2000)")
     }
 }
+
+/// The committed synthetic profiles are what `calibrate spectral` computes from the committed data
+/// (they must be regenerated when either changes).
+@Test func committedSyntheticProfilesAreCurrent() throws {
+    let lib = Fixture.library
+    let camera = try CameraProfile(path: Fixture.root + "/calibration/synthetic-nikon5100.camera.json")
+    let flash = try FlashProfile(path: Fixture.root + "/calibration/synthetic-phosphor-led-yag.flash.json")
+    let cal = try SpectralCalibration(camera: try lib.camera(file: SpectralLibrary.File.nikon5100),
+                                      flash: try lib.distribution(file: SpectralLibrary.File.phosphorLEDYAG),
+                                      training: try lib.set(file: SpectralLibrary.File.trainingRawtoaces), library: lib)
+    for (a, b) in zip(flash.matrixToXYZD65.m, cal.matrixToXYZD65.m) { #expect(abs(a - b) < 1e-12) }
+    let w = cal.flashWhiteCameraRGB / cal.flashWhiteCameraRGB.y
+    #expect(abs(flash.whiteCameraRGB.x - w.x) < 1e-12 && abs(flash.whiteCameraRGB.z - w.z) < 1e-12)
+    // The camera profile's levels and noise are the renderer's defaults.
+    let synth = SynthCamera(name: "x", sensitivity: try lib.camera(file: SpectralLibrary.File.nikon5100))
+    #expect(camera.blackLevel == synth.blackLevel && camera.whiteLevel == synth.whiteLevel && camera.noise == synth.noise)
+}

@@ -66,16 +66,21 @@ extension SynthCondition {
         ]
     }()
 
-    /// The committed fixture set (`fixtures/colorchecker/`): 14 envelope conditions spread over
-    /// every illuminance, CCT and side of the locus, the hard conditions, and the dark room.
+    /// The committed fixture set (`fixtures/colorchecker/`): 12 envelope conditions (every
+    /// illuminance three times, every CCT at least twice, each side of the locus four times), six hard
+    /// conditions (tri-phosphor fluorescent, sodium, warm LED, mixed, saturated coloured light, bright
+    /// daylight) and the dark room.
     public static let committedSet: [SynthCondition] = {
         let picks: [(Double, Double, Double)] = [
             (10, 3000, 0), (10, 5000, -0.01), (10, 7500, 0.01),
-            (50, 3000, -0.01), (50, 4000, 0.01), (50, 5000, 0), (50, 6500, -0.01),
-            (200, 3000, 0), (200, 4000, 0), (200, 5000, -0.01), (200, 6500, 0.01),
-            (800, 4000, -0.01), (800, 6500, 0), (800, 7500, 0.01),
+            (50, 3000, -0.01), (50, 4000, 0.01), (50, 6500, 0),
+            (200, 4000, 0), (200, 5000, 0.01), (200, 6500, -0.01),
+            (800, 3000, 0.01), (800, 5000, 0), (800, 7500, -0.01),
         ]
-        return picks.map { envelope(lux: $0.0, cctKelvin: $0.1, duv: $0.2) } + hardSet + [darkroom]
+        let hard = ["fluorescent-fl11-200lux", "sodium-hp1-100lux", "led-warm-b1-150lux", "mixed-warm-daylight-300lux",
+                    "colored-blue-led-150lux", "bright-daylight-20000lux"]
+        return picks.map { envelope(lux: $0.0, cctKelvin: $0.1, duv: $0.2) }
+            + hard.map { n in hardSet.first { $0.name == n }! } + [darkroom]
     }()
 
     /// Every named condition: envelope, hard and dark room.
