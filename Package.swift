@@ -35,6 +35,6 @@ let package = Package(
         .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO"]),
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO"]),
-        .testTarget(name: "CLITests", dependencies: ["ConstantColorIO"]),
+        .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO"]),
     ]
 )

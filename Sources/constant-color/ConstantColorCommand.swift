@@ -19,7 +19,7 @@ struct ConstantColorCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let failure as CheckFailed {
-            FileHandle.standardError.write(Data("constant-color: \(failure.message)\n".utf8))
+            FileHandle.standardError.write(Data("constant-color: check failed: \(failure.message)\n".utf8))
             Foundation.exit(1)
         } catch {
             let code = exitCode(for: error)
@@ -27,13 +27,13 @@ struct ConstantColorCommand: ParsableCommand {
                 exit(withError: error)  // --help, --version
             }
             let text: String
-            if code != .validationFailure, let described = error as? CustomStringConvertible {
-                text = described.description
+            if code != .validationFailure {
+                text = String(describing: error)
             } else {
                 text = message(for: error)
             }
             let line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-            FileHandle.standardError.write(Data("constant-color: \(line)\n".utf8))
+            FileHandle.standardError.write(Data("constant-color: error: \(line)\n".utf8))
             Foundation.exit(2)
         }
     }

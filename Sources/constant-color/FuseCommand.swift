@@ -51,6 +51,10 @@ struct FuseCommand: ParsableCommand {
         let progress = Progress()
         var timer = StageTimer()
         let inputs = [flash, ambient, camera, flashProfile]
+        for out in [output, confidence, report, fallback, linear].compactMap({ $0 })
+        where AtomicFile.isProtected(out, protectedPaths: inputs) {
+            throw CLIError(file: out, problem: "is an input; outputs never overwrite inputs")
+        }
         // Read and check everything before writing anything.
         let cameraProfile = try CameraProfile(path: camera)
         let flashCalibration = try FlashProfile(path: flashProfile)

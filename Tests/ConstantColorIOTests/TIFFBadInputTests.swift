@@ -39,6 +39,13 @@ struct TIFFBadInputTests {
             Issue.record("a folder must be unreadable")
             return
         }
+        let fifo = folder.file("pipe.tif")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        guard case .unreadable(_, let fifoReason) = readError(fifo) else {
+            Issue.record("a named pipe must be unreadable (and must not hang)")
+            return
+        }
+        #expect(fifoReason.contains("not a regular file"))
     }
 
     @Test("garbage bytes and an empty file are corrupt")
@@ -210,6 +217,24 @@ struct TIFFBadInputTests {
         let pw = folder.file("white.tif")
         #expect(RawTIFF.write(pw, minIsWhite, data: [UInt8](repeating: 1, count: pixels)))
         Self.expectUnsupported(readError(pw), mentioning: ["MinIsWhite"])
+    }
+
+    @Test("associated alpha and a reduced-resolution first image are unsupported")
+    func alphaAndPreview() throws {
+        let folder = try TemporaryFolder()
+        var rgba = RawTIFF.Fields()
+        rgba.samplesPerPixel = 4
+        rgba.photometric = UInt16(PHOTOMETRIC_RGB)
+        rgba.extraSamples = [UInt16(EXTRASAMPLE_ASSOCALPHA)]
+        let premultiplied = folder.file("premultiplied.tif")
+        #expect(RawTIFF.write(premultiplied, rgba, data: [UInt8](repeating: 9, count: Self.width * Self.height * 4)))
+        Self.expectUnsupported(readError(premultiplied), mentioning: ["premultiplied"])
+
+        let preview = folder.file("preview.tif")
+        #expect(RawTIFF.write(preview, RawTIFF.Fields(), data: [UInt8](repeating: 9, count: Self.width * Self.height)) {
+            _ = cc_tiff_set_u32($0, UInt32(TIFFTAG_SUBFILETYPE), UInt32(FILETYPE_REDUCEDIMAGE))
+        })
+        Self.expectUnsupported(readError(preview), mentioning: ["reduced-resolution"])
     }
 
     @Test("orientations other than 1 are refused by name", arguments: [2, 3, 6, 8])

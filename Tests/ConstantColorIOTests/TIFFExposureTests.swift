@@ -89,6 +89,41 @@ struct TIFFExposureTests {
         #expect(decoded.exposure.isoSpeed == 800)
     }
 
+    @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")
+    func ifd0OtherTypes() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("types.tif")
+        let bytes = HandmadeTIFF.make(
+            width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
+            extra: [HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.double(33437, 5.6),
+                    HandmadeTIFF.long(34855, [3200])])
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.image.samples == [1, 2, 3, 4, 5, 6])
+        Self.expectClose(decoded.exposure.exposureTimeSeconds, 1.0 / 125)
+        #expect(decoded.exposure.fNumber == 5.6)
+        #expect(decoded.exposure.isoSpeed == 3200)
+    }
+
+    @Test("a damaged EXIF directory is a warning, not an error")
+    func damagedEXIF() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("damaged-exif.tif")
+        let image = TestImages.image(channels: 3, type: .uint8)
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
+            sampleType: .uint8, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
+        // The EXIF directory is written first, right after the 8-byte header: wreck its entry count.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Array(bytes[8..<10]) == [3, 0], "three EXIF entries expected at offset 8")
+        bytes[8] = 0xFF
+        bytes[9] = 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.image == image)
+        #expect(decoded.exposure.settings == nil)
+        #expect(decoded.warnings.contains { $0.contains("EXIF directory") }, "\(decoded.warnings)")
+    }
+
     @Test("partial exposure gives no settings and names what is missing")
     func partialExposure() {
         let fields = ExposureFields(exposureTimeSeconds: 0.01, isoSpeed: 100)

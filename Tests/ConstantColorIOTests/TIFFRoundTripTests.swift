@@ -1,5 +1,6 @@
 import ConstantColor
 import ConstantColorIO
+import CTIFF
 import Foundation
 import Testing
 
@@ -128,6 +129,36 @@ struct TIFFRoundTripTests {
         #expect(decoded.iccProfile == icc)
         #expect(decoded.image.channelCount == 3)
         #expect(decoded.image == TestImages.withoutExtraChannels(image))
+    }
+
+    @Test("big-endian and BigTIFF files read like little-endian classic ones", arguments: ["wb", "w8", "wb8"])
+    func byteOrderAndBigTIFF(mode: String) throws {
+        let folder = try TemporaryFolder()
+        for type in [TIFFWriteOptions.SampleType.uint16, .float32] {
+            let image = TestImages.image(channels: 3, type: type, seed: 21)
+            var interleaved: [Float] = []
+            for i in 0..<image.pixelCount {
+                for c in 0..<3 { interleaved.append(image.samples[c * image.pixelCount + i]) }
+            }
+            var fields = RawTIFF.Fields()
+            fields.samplesPerPixel = 3
+            fields.photometric = UInt16(PHOTOMETRIC_RGB)
+            let data: [UInt8]
+            if type == .uint16 {
+                fields.bitsPerSample = 16
+                data = RawTIFF.bytes(interleaved.map { UInt16($0) })
+            } else {
+                fields.bitsPerSample = 32
+                fields.sampleFormat = UInt16(SAMPLEFORMAT_IEEEFP)
+                data = RawTIFF.bytes(interleaved)
+            }
+            let path = folder.file("\(mode)-\(type).tif")
+            #expect(RawTIFF.write(path, fields, data: data, mode: mode))
+            let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(4))
+            #expect(header == (mode.contains("b") ? [0x4D, 0x4D, 0, mode.contains("8") ? 43 : 42]
+                                                  : [0x49, 0x49, 43, 0]))
+            #expect(try TIFFReader.read(path: path).image == image)
+        }
     }
 
     @Test("a file with many strips and tiles decodes in parallel bands identically")

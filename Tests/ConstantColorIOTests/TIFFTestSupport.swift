@@ -94,11 +94,13 @@ enum RawTIFF {
     }
 
     /// Writes one directory with all rows in one strip; `configure` may set further tags.
+    /// `mode` as for `TIFFOpen`: `"wb"` big-endian, `"w8"` BigTIFF. `data` is in native byte
+    /// order (libtiff swaps it for big-endian files).
     /// Returns false when libtiff refused (so the caller can fail the test with a message).
     @discardableResult
-    static func write(_ path: String, _ fields: Fields, data: [UInt8],
+    static func write(_ path: String, _ fields: Fields, data: [UInt8], mode: String = "w",
                       configure: (OpaquePointer) -> Void = { _ in }) -> Bool {
-        guard let tif = TIFFOpen(path, "w") else { return false }
+        guard let tif = TIFFOpen(path, mode) else { return false }
         defer { TIFFClose(tif) }
         var ok = cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), UInt32(fields.width)) == 1
         ok = ok && cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), UInt32(fields.height)) == 1
@@ -164,68 +166,82 @@ final class QuietTIFF {
 }
 
 /// Builds a minimal little-endian classic TIFF by hand (TIFF 6.0 section 2): header, one IFD
-/// placed right after the header, then the pixel data, so that cutting the file short removes
-/// pixel data while the directory stays readable.
+/// placed right after the header, values that do not fit in an entry, then the pixel data, so
+/// that cutting the file short removes pixel data while the directory stays readable, and so
+/// that tags can be given any TIFF type.
 enum HandmadeTIFF {
-    /// One IFD entry whose value fits in its 4-byte value field.
+    /// One IFD entry: tag, TIFF type (3 SHORT, 4 LONG, 5 RATIONAL, 12 DOUBLE), count and the
+    /// value bytes (little-endian).
     struct Entry {
         var tag: UInt16
-        var type: UInt16  // 3 = SHORT, 4 = LONG
-        var value: UInt32
+        var type: UInt16
+        var count: UInt32
+        var payload: [UInt8]
     }
 
-    /// A one-strip image of `data` with the given basic tags; the strip offset and byte count
-    /// are filled in.
-    static func make(width: UInt32, height: UInt32, samplesPerPixel: UInt16, bitsPerSample: UInt16,
-                     photometric: UInt16, data: [UInt8]) -> [UInt8] {
-        var entries: [Entry] = [
-            Entry(tag: 256, type: 4, value: width),
-            Entry(tag: 257, type: 4, value: height),
-            Entry(tag: 259, type: 3, value: 1),
-            Entry(tag: 262, type: 3, value: UInt32(photometric)),
-            Entry(tag: 273, type: 4, value: 0),  // StripOffsets, patched below
-            Entry(tag: 277, type: 3, value: UInt32(samplesPerPixel)),
-            Entry(tag: 278, type: 4, value: height),
-            Entry(tag: 279, type: 4, value: UInt32(data.count)),
-        ]
-        // BitsPerSample has SamplesPerPixel values; with more than two SHORTs they do not fit in
-        // the entry, so they go right after the IFD.
-        let ifdSize = 2 + (entries.count + 1) * 12 + 4
-        let bitsOffset = 8 + ifdSize
-        let bitsInline = samplesPerPixel <= 2
-        let dataOffset = bitsOffset + (bitsInline ? 0 : Int(samplesPerPixel) * 2)
-        entries[4].value = UInt32(dataOffset)
-        let bitsValue: UInt32 = bitsInline
-            ? UInt32(bitsPerSample) | (samplesPerPixel == 2 ? UInt32(bitsPerSample) << 16 : 0)
-            : UInt32(bitsOffset)
-        entries.insert(Entry(tag: 258, type: 3, value: bitsValue), at: 2)
+    static func short(_ tag: UInt16, _ values: [UInt16]) -> Entry {
+        Entry(tag: tag, type: 3, count: UInt32(values.count), payload: values.flatMap { le($0) })
+    }
 
-        var out: [UInt8] = [0x49, 0x49, 42, 0]
-        append32(&out, 8)
-        append16(&out, UInt16(entries.count))
+    static func long(_ tag: UInt16, _ values: [UInt32]) -> Entry {
+        Entry(tag: tag, type: 4, count: UInt32(values.count), payload: values.flatMap { le($0) })
+    }
+
+    static func rational(_ tag: UInt16, _ numerator: UInt32, _ denominator: UInt32) -> Entry {
+        Entry(tag: tag, type: 5, count: 1, payload: le(numerator) + le(denominator))
+    }
+
+    static func double(_ tag: UInt16, _ value: Double) -> Entry {
+        Entry(tag: tag, type: 12, count: 1, payload: le(value.bitPattern))
+    }
+
+    /// A one-strip, uncompressed image of `data` with the basic tags plus `extra` entries.
+    static func make(width: UInt32, height: UInt32, samplesPerPixel: UInt16, bitsPerSample: UInt16,
+                     photometric: UInt16, data: [UInt8], extra: [Entry] = []) -> [UInt8] {
+        var entries = [
+            long(256, [width]), long(257, [height]),
+            short(258, [UInt16](repeating: bitsPerSample, count: Int(samplesPerPixel))),
+            short(259, [1]), short(262, [photometric]), long(273, [0]), short(277, [samplesPerPixel]),
+            long(278, [height]), long(279, [UInt32(data.count)]),
+        ] + extra
+        entries.sort { $0.tag < $1.tag }
+        var next = 8 + 2 + entries.count * 12 + 4
+        var offsets: [Int?] = []
         for e in entries {
-            append16(&out, e.tag)
-            append16(&out, e.type)
-            append32(&out, e.tag == 258 ? UInt32(samplesPerPixel) : 1)
-            // Values that fit are left-justified; little-endian makes that the low bytes.
-            append32(&out, e.value)
+            if e.payload.count > 4 {
+                offsets.append(next)
+                next += (e.payload.count + 1) & ~1  // word boundary
+            } else {
+                offsets.append(nil)
+            }
         }
-        append32(&out, 0)
-        if !bitsInline {
-            for _ in 0..<samplesPerPixel { append16(&out, bitsPerSample) }
+        let dataOffset = next
+        let stripIndex = entries.firstIndex { $0.tag == 273 }!
+        entries[stripIndex].payload = le(UInt32(dataOffset))
+
+        var out: [UInt8] = [0x49, 0x49, 42, 0] + le(UInt32(8)) + le(UInt16(entries.count))
+        for (e, offset) in zip(entries, offsets) {
+            out += le(e.tag) + le(e.type) + le(e.count)
+            if let offset {
+                out += le(UInt32(offset))
+            } else {
+                // Values that fit are left-justified in the 4-byte field.
+                out += e.payload + [UInt8](repeating: 0, count: 4 - e.payload.count)
+            }
+        }
+        out += le(UInt32(0))
+        for (e, offset) in zip(entries, offsets) where offset != nil {
+            precondition(out.count == offset)
+            out += e.payload
+            if e.payload.count % 2 == 1 { out.append(0) }
         }
         precondition(out.count == dataOffset)
-        out += data
-        return out
+        return out + data
     }
 
-    private static func append16(_ out: inout [UInt8], _ v: UInt16) {
-        out.append(UInt8(v & 0xFF))
-        out.append(UInt8(v >> 8))
-    }
-
-    private static func append32(_ out: inout [UInt8], _ v: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((v >> UInt32(shift)) & 0xFF)) }
+    /// Little-endian bytes of an integer.
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
 }
 

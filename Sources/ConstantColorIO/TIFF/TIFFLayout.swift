@@ -69,7 +69,8 @@ struct TIFFLayout: Sendable {
     /// Refuses (before allocating) zero-sized images, more than `maximumPixelCount` pixels,
     /// compression other than none / LZW / Deflate / PackBits, photometric interpretations other
     /// than MinIsBlack (1 sample) and RGB (3 or more samples), bit depths other than 8/16-bit
-    /// unsigned and 32-bit float, and orientations other than 1.
+    /// unsigned and 32-bit float, orientations other than 1, a reduced-resolution first image and
+    /// associated (premultiplied) alpha.
     init(handle: TIFFHandle, path: String, maximumPixelCount: Int) throws(TIFFError) {
         let tif = handle.tif
         var width32: UInt32 = 0
@@ -136,6 +137,22 @@ struct TIFFLayout: Sendable {
             throw .unsupported(path: path, what: "orientation \(orientation) (\(Self.orientationName(orientation))); "
                                + "only orientation 1 (row 0 at the top, column 0 at the left) is read; "
                                + "rotate the image to orientation 1 first")
+        }
+
+        var subfileType: UInt32 = 0
+        _ = cc_tiff_get_u32_defaulted(tif, UInt32(TIFFTAG_SUBFILETYPE), &subfileType)
+        guard subfileType & UInt32(FILETYPE_REDUCEDIMAGE) == 0 else {
+            throw .unsupported(path: path, what: "the first image is a reduced-resolution preview "
+                               + "(NewSubfileType \(subfileType)); save the full-resolution image first")
+        }
+
+        // Premultiplied colors cannot be measured once alpha is dropped (TIFF 6.0 section 18).
+        var extraCount: UInt16 = 0
+        var extraTypes: UnsafePointer<UInt16>?
+        if cc_tiff_get_extrasamples(tif, &extraCount, &extraTypes) == 1, let extraTypes,
+           (0..<Int(extraCount)).contains(where: { extraTypes[$0] == UInt16(EXTRASAMPLE_ASSOCALPHA) }) {
+            throw .unsupported(path: path, what: "associated (premultiplied) alpha; "
+                               + "save without alpha or with unassociated alpha")
         }
 
         var planarConfig: UInt16 = 1

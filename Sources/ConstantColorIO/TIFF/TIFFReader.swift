@@ -15,7 +15,8 @@ public enum TIFFReader {
     ///
     /// Refused before any pixel memory is allocated: images with more than `maximumPixelCount`
     /// pixels (`tooLarge`) or zero size, and unsupported layouts (12-bit, palette, YCbCr/JPEG,
-    /// 2 samples, signed integers, 64-bit float, …) with a message naming the layout. A float
+    /// 2 samples, signed integers, 64-bit float, premultiplied alpha, a reduced-resolution
+    /// preview as first image, …) with a message naming the layout. A float
     /// file containing NaN or infinity is refused as `nonFinite`, naming the first such pixel in
     /// raster order. A truncated or damaged file throws `corrupt` with libtiff's message.
     ///
@@ -71,14 +72,19 @@ public enum TIFFReader {
     }
 
     /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or
-    /// is a folder, so that such files are not reported as damaged TIFFs.
+    /// is not a regular file (a folder, a pipe: libtiff needs to seek), so that such paths are
+    /// not reported as damaged TIFFs. Opens without blocking, so a named pipe cannot hang.
     static func checkReadable(_ path: String) throws(TIFFError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .unreadable(path: path, reason: "it is a folder") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw .unreadable(path: path, reason: "it is a folder")
+        default: throw .unreadable(path: path, reason: "it is not a regular file")
+        }
     }
 
     /// The InterColorProfile tag (34675) of the current directory, copied out of libtiff.

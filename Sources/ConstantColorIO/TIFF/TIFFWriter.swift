@@ -5,8 +5,8 @@ import CTIFF
 public enum TIFFWriter {
     /// Writes `image` (1 channel: MinIsBlack; 3: RGB; 4: RGB + unassociated alpha) to `path`.
     ///
-    /// Integer sample types clamp and round to nearest, ties to even; every sample must be finite (a NaN or
-    /// infinity is refused as `nonFinite`, naming the first one in raster order). The file is
+    /// Integer sample types clamp and round to nearest, ties to even; every sample must be finite
+    /// (a NaN or infinity is refused as `nonFinite`, naming the first one in raster order). The file is
     /// written to a temporary file next to `path` and renamed into place (`AtomicFile`); nothing
     /// is left behind on failure. Refuses with `outputIsInput` when `path` resolves (through
     /// symbolic or hard links) to one of `protectedPaths`.

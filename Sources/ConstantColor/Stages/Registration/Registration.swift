@@ -16,9 +16,9 @@ public struct RegistrationOptions: Sendable {
     /// A richer model is kept only if it lowers the robust residual by at least this fraction.
     public var modelSelectionGain: Double
 
-    /// Defaults: automatic model, 2 MP working level, 60 000 samples, 0.5 % residual gain.
+    /// Defaults: automatic model, 2 MP working level, 20 000 samples, 0.5 % residual gain.
     public init(model: MotionModel? = nil, maximumWorkingPixels: Int = 2_000_000,
-                maximumSamplePixels: Int = 60_000, modelSelectionGain: Double = 0.005) {
+                maximumSamplePixels: Int = 20_000, modelSelectionGain: Double = 0.005) {
         self.model = model
         self.maximumWorkingPixels = maximumWorkingPixels
         self.maximumSamplePixels = maximumSamplePixels
@@ -53,7 +53,7 @@ public struct RegistrationResult: Sendable {
 /// Stage 3 of SPEC: aligns the ambient frame to the flash frame.
 ///
 /// Method: coarse-to-fine Gauss–Newton (Lucas & Kanade 1981; forward-additive, Baker & Matthews
-/// 2004) on high-passed log luminance, with a gain and offset fitted jointly (invariant to the
+/// 2004) on high-passed per-channel log images, with a gain and offset fitted jointly (invariant to the
 /// contrast change between the frames, cf. ECC, Evangelidis & Psarakis 2008) and Huber weights so
 /// that moved shadows and specular highlights do not pull the estimate; an exhaustive integer
 /// search at the coarsest level widens the capture range.
@@ -63,26 +63,27 @@ public enum Registration {
                                 options: RegistrationOptions = RegistrationOptions()) -> RegistrationResult {
         precondition(flash.image.width == ambient.image.width && flash.image.height == ambient.image.height)
         let width = flash.image.width, height = flash.image.height
-        // Pyramids of luminance; the working (finest used) level is the first at most maximumWorkingPixels.
-        var flashLevels = [RegistrationFeatures.luminance(flash)]
-        var ambientLevels = [RegistrationFeatures.luminance(ambient)]
-        var readF = 3 * flash.noise.varianceOffset, readA = 3 * ambient.noise.varianceOffset
+        // Per-channel pyramids; the working (finest used) level is the first with at most
+        // maximumWorkingPixels pixels. Read noise is per sample; a 2×2 average halves its σ.
+        var flashLevels = [RegistrationFeatures.channels(flash)]
+        var ambientLevels = [RegistrationFeatures.channels(ambient)]
+        var readF = flash.noise.varianceOffset.squareRoot(), readA = ambient.noise.varianceOffset.squareRoot()
         var scale = 1
-        while flashLevels[0].width * flashLevels[0].height > options.maximumWorkingPixels,
-              min(flashLevels[0].width, flashLevels[0].height) >= 64 {
-            flashLevels[0] = flashLevels[0].downsampled2x()
-            ambientLevels[0] = ambientLevels[0].downsampled2x()
-            scale *= 2; readF /= 4; readA /= 4
+        while flashLevels[0][0].width * flashLevels[0][0].height > options.maximumWorkingPixels,
+              min(flashLevels[0][0].width, flashLevels[0][0].height) >= 64 {
+            flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
+            ambientLevels[0] = ambientLevels[0].map { $0.downsampled2x() }
+            scale *= 2; readF /= 2; readA /= 2
         }
-        var levelReadF = [sqrt(readF)], levelReadA = [sqrt(readA)]
-        while let last = flashLevels.last, min(last.width, last.height) >= 48 {
-            flashLevels.append(last.downsampled2x())
-            ambientLevels.append(ambientLevels.last!.downsampled2x())
+        var levelReadF = [readF], levelReadA = [readA]
+        while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
+            flashLevels.append(last.map { $0.downsampled2x() })
+            ambientLevels.append(ambientLevels.last!.map { $0.downsampled2x() })
             levelReadF.append(levelReadF.last! / 2); levelReadA.append(levelReadA.last! / 2)
         }
         let levels = (0..<flashLevels.count).map { l in
-            Level(template: RegistrationFeatures.features(luminance: flashLevels[l], readNoiseStd: levelReadF[l]),
-                  moving: RegistrationFeatures.features(luminance: ambientLevels[l], readNoiseStd: levelReadA[l]),
+            Level(template: RegistrationFeatures.features(channels: flashLevels[l], readNoiseStd: levelReadF[l]),
+                  moving: RegistrationFeatures.features(channels: ambientLevels[l], readNoiseStd: levelReadA[l]),
                   frameWidth: width, frameHeight: height, maximumSamples: options.maximumSamplePixels)
         }
         // Coarsest level: integer search, then the coarse model.
@@ -104,8 +105,9 @@ public enum Registration {
         } else {
             var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
             for model in MotionModel.allCases {
-                let start = best.map { $0.warp.promoted(to: model) } ?? warp.promoted(to: model)
-                let r = finest.fit(start, photometric: best?.photometric ?? photometric, iterations: 30)
+                // Every candidate starts from the coarse levels' estimate, which already holds any
+                // rotation (a translation-only start would leave the richer fits far from it).
+                let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30)
                 residuals[model] = r.2
                 if let b = best {
                     let extra = Double(model.parameterCount - b.warp.model.parameterCount)
@@ -181,7 +183,7 @@ struct Level {
     /// Best integer shift (in this level's pixels) by normalized cross-correlation.
     func integerSearch(radius: Int) -> NormalizedWarp {
         let w = template.width, h = template.height
-        var best = (score: -Double.infinity, dx: 0, dy: 0)
+        var scores: [(score: Double, dx: Int, dy: Int)] = []
         for dy in -radius...radius {
             for dx in -radius...radius {
                 var st = 0.0, sm = 0.0, stt = 0.0, smm = 0.0, stm = 0.0, n = 0.0
@@ -194,10 +196,14 @@ struct Level {
                 guard n > 16 else { continue }
                 let cov = stm / n - st / n * sm / n
                 let vt = stt / n - st / n * st / n, vm = smm / n - sm / n * sm / n
-                let score = cov / max(1e-30, (vt * vm).squareRoot())
-                if score > best.score { best = (score, dx, dy) }
+                scores.append((cov / max(1e-30, (vt * vm).squareRoot()), dx, dy))
             }
         }
+        // Repeated patterns give several near-equal peaks: prefer the smallest motion among the
+        // shifts that score within 2 % of the best (hand-held motion is usually small).
+        guard let top = scores.map(\.score).max(), top.isFinite else { return NormalizedWarp(model: .translation) }
+        let best = scores.filter { $0.score >= top - 0.02 * abs(top) }
+            .min { $0.dx * $0.dx + $0.dy * $0.dy < $1.dx * $1.dx + $1.dy * $1.dy }!
         return NormalizedWarp(model: .translation, p: [Double(best.dx) / s, Double(best.dy) / s])
     }
 
@@ -263,7 +269,7 @@ struct Level {
                 lambda = max(1e-9, lambda / 10)
                 // Largest motion the step caused, in level pixels (normalized units × s).
                 let change = step[0..<n].map { abs($0) * s }.max() ?? 0
-                if change < 1e-4 { break }
+                if change < 1e-3 { break }
             } else {
                 lambda *= 10
                 if lambda > 1e6 { break }

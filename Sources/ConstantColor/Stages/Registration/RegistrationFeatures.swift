@@ -4,48 +4,43 @@ import Glibc
 import Darwin
 #endif
 
-/// The illumination-invariant representation registration aligns: high-passed log luminance.
+/// The illumination-invariant representation registration aligns: the high-passed sum of the
+/// three channels' logarithms, `hp(log R + log G + log B)`.
 ///
-/// `log(L + ε)` turns the flash's fall-off and the ambient's gradient into smooth additive terms,
-/// and subtracting a local mean removes them, leaving reflectance edges that both frames share
-/// (in the spirit of gradient/log-domain flash–no-flash alignment, Petschnigg et al. 2004).
+/// In each channel `F_c = ρ_c (E_ambient,c + E_flash,c)` and `A_c = ρ_c E_ambient,c`, so
+/// `log F_c − log A_c` depends on the light only, which is smooth away from shadow edges; a local
+/// mean removes it. The channels are logged separately because the frames' spectra differ: the
+/// luminance contrast between two colored surfaces can even change sign between flash and ambient,
+/// which breaks any feature built on a sum of channels (log-chromaticity invariance, cf.
+/// Finlayson et al. 2006; flash/no-flash in the log domain, Petschnigg et al. 2004).
 enum RegistrationFeatures {
     /// Radius of the local mean subtracted at every level, in that level's pixels.
     static let highPassRadius = 4
 
-    /// Sum of the three normalized channels, full resolution.
-    static func luminance(_ frame: LinearFrame) -> GrayImage {
+    /// The three planes of a frame as gray images, full resolution.
+    static func channels(_ frame: LinearFrame) -> [GrayImage] {
         let img = frame.image
         let n = img.pixelCount
-        var out = GrayImage(width: img.width, height: img.height)
-        img.samples.withUnsafeBufferPointer { s in
-            out.pixels.withUnsafeMutableBufferPointer { dBuffer in
-                let d = SharedMutableBuffer(dBuffer)
-                let src = UncheckedSendableBox(s)
-                let w = img.width
-                forEachRowBand(rowCount: img.height, minimumRowsPerBand: 64) { rows in
-                    let s = src.value
-                    for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
-                        d[i] = s[i] + s[n + i] + s[2 * n + i]
-                    }
-                }
-            }
+        return (0..<3).map { c in
+            GrayImage(width: img.width, height: img.height, pixels: Array(img.samples[(c * n)..<((c + 1) * n)]))
         }
-        return out
     }
 
-    /// The feature image of one pyramid level of luminance.
+    /// The feature image of one pyramid level of the three channels.
     ///
-    /// `ε` keeps the logarithm away from the noise floor: 2% of the level's mean luminance plus
-    /// three times the read-noise standard deviation of a luminance sample.
-    static func features(luminance: GrayImage, readNoiseStd: Float) -> GrayImage {
-        var sum: Double = 0
-        for v in luminance.pixels { sum += Double(max(0, v)) }
-        let mean = Float(sum / Double(max(1, luminance.pixels.count)))
-        let epsilon = max(0.02 * mean + 3 * readNoiseStd, Float.leastNormalMagnitude)
-        var logL = luminance
-        for i in logL.pixels.indices { logL.pixels[i] = logf(max(0, logL.pixels[i]) + epsilon) }
-        let smooth = logL.boxMean(radius: 1)
+    /// Each channel's `ε` keeps the logarithm away from the noise floor: 2% of the channel's mean
+    /// plus three times the read-noise standard deviation of a sample at this level.
+    static func features(channels: [GrayImage], readNoiseStd: Float) -> GrayImage {
+        let w = channels[0].width, h = channels[0].height
+        var logSum = GrayImage(width: w, height: h)
+        for channel in channels {
+            var sum: Double = 0
+            for v in channel.pixels { sum += Double(max(0, v)) }
+            let mean = Float(sum / Double(max(1, channel.pixels.count)))
+            let epsilon = max(0.02 * mean + 3 * readNoiseStd, Float.leastNormalMagnitude)
+            for i in logSum.pixels.indices { logSum.pixels[i] += logf(max(0, channel.pixels[i]) + epsilon) }
+        }
+        let smooth = logSum.boxMean(radius: 1)
         let background = smooth.boxMean(radius: highPassRadius)
         var out = smooth
         for i in out.pixels.indices { out.pixels[i] -= background.pixels[i] }

@@ -1,0 +1,130 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+@Suite("constant-color fuse / check")
+struct FuseCLITests {
+    @Test("fuse writes every output with the promised formats")
+    func fuseOutputs() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let r = try CLI.run(pair.fuseArguments(["--confidence", pair.file("conf.tif"), "--report", pair.file("report.json"),
+                                                "--fallback", pair.file("fallback.tif"), "--linear", pair.file("linear.tif")]))
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try TIFFReader.read(path: pair.file("out.tif"))
+        #expect(out.bitsPerSample == 16 && out.image.channelCount == 3 && out.image.width == PairFolder.width)
+        let icc = try ICCProfile(bytes: try #require(out.iccProfile))
+        #expect(icc.isRGB && !icc.isLinear)
+        let conf = try TIFFReader.read(path: pair.file("conf.tif"))
+        #expect(conf.isFloatingPoint && conf.image.channelCount == 1 && conf.image.height == PairFolder.height)
+        #expect(conf.image.samples.allSatisfy { $0 >= 0 && $0 <= 1 })
+        let linear = try TIFFReader.read(path: pair.file("linear.tif"))
+        #expect(linear.isFloatingPoint && linear.image.channelCount == 3)
+        #expect(try TIFFReader.read(path: pair.file("fallback.tif")).bitsPerSample == 16)
+        let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
+        for key in ["centerWeightedMeanConfidence", "threshold", "decision", "registration", "exposure",
+                    "clippedFraction", "timingsSeconds", "version", "inputs"] {
+            #expect(report[key] != nil, "report lacks \(key)")
+        }
+        // A static scene: registration must find (almost) no motion.
+        let t = report["registration"]?.object?["translationPixels"]?.doubles ?? [9, 9]
+        #expect(abs(t[0]) < 0.1 && abs(t[1]) < 0.1, "\(String(decoding: JSONValue.object(report).encodedData(), as: UTF8.self))")
+        // check agrees with the report both ways.
+        let mean = report["centerWeightedMeanConfidence"]?.double ?? -1
+        #expect(try CLI.run(["check", pair.file("report.json"), "--threshold", String(max(0, mean - 0.01))]).status == 0)
+        #expect(try CLI.run(["check", pair.file("report.json"), "--threshold", String(min(1, mean + 0.01))]).status == 1)
+        let roi = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("conf.tif"), "--threshold", "0"])
+        #expect(roi.status == 0, "\(roi.stderr)")
+    }
+
+    /// Runs a command that must fail with exit 2, one line on stderr mentioning `mention`, and no output.
+    func expectBadInput(_ pair: PairFolder, _ arguments: [String], mention: String) throws {
+        let r = try CLI.run(arguments)
+        #expect(r.status == 2, "status \(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        #expect(r.stderr.contains(mention), "stderr: \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pair.file("out.tif")))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: pair.path).filter { $0.contains(".tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("frames of different sizes: exit 2, one line, no output")
+    func sizeMismatch() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try TIFFWriter.write(PlanarImage(width: 50, height: 40, channelCount: 3, repeating: 1000), to: pair.file("ambient.tif"),
+                             options: TIFFWriteOptions(sampleType: .uint16, exposure: PairFolder.ambientExposure))
+        try expectBadInput(pair, pair.fuseArguments(), mention: "ambient.tif")
+    }
+
+    @Test("a frame without exposure data: exit 2; the override makes it work")
+    func missingExposure() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try TIFFWriter.write(PairFolder.frame(flash: false), to: pair.file("ambient.tif"), options: TIFFWriteOptions(sampleType: .uint16))
+        try expectBadInput(pair, pair.fuseArguments(), mention: "ambient.tif")
+        let ok = try CLI.run(pair.fuseArguments(["--ambient-exposure", "1/30,2.8,200"]))
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
+    @Test("a profile missing a key: exit 2 naming the key and file")
+    func profileMissingKey() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try #"{"schemaVersion": 1, "kind": "camera", "whiteLevel": 65535, "noise": {"readNoiseDN": 2, "gainElectronsPerDN": 2}}"#
+            .write(toFile: pair.file("camera.json"), atomically: true, encoding: .utf8)
+        try expectBadInput(pair, pair.fuseArguments(), mention: "blackLevel")
+        try "{ not json".write(toFile: pair.file("camera.json"), atomically: true, encoding: .utf8)
+        try expectBadInput(pair, pair.fuseArguments(), mention: "camera.json")
+    }
+
+    @Test("NaN in a float frame: exit 2")
+    func nanInput() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        // The writer refuses NaN, so write a sentinel and patch its bytes to a quiet NaN.
+        var img = PairFolder.frame(flash: true)
+        let sentinel: Float = 12345.678
+        img[3, 4, 1] = sentinel
+        try TIFFWriter.write(img, to: pair.file("flash.tif"), options: TIFFWriteOptions(sampleType: .float32, exposure: PairFolder.flashExposure))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: pair.file("flash.tif")))
+        let pattern = withUnsafeBytes(of: sentinel.bitPattern.littleEndian) { Data($0) }
+        let range = try #require(bytes.range(of: pattern))
+        bytes.replaceSubrange(range, with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian) { Data($0) })
+        try bytes.write(to: URL(fileURLWithPath: pair.file("flash.tif")))
+        try expectBadInput(pair, pair.fuseArguments(), mention: "flash.tif")
+    }
+
+    @Test("a truncated TIFF: exit 2")
+    func truncated() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let data = try Data(contentsOf: URL(fileURLWithPath: pair.file("flash.tif")))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: pair.file("flash.tif")))
+        try expectBadInput(pair, pair.fuseArguments(), mention: "flash.tif")
+    }
+
+    @Test("an output naming an input is refused and the input is unchanged")
+    func outputIsInput() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let before = try Data(contentsOf: URL(fileURLWithPath: pair.file("ambient.tif")))
+        let r = try CLI.run(["fuse", pair.file("flash.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                             "--flash", pair.file("flash.json"), "-o", pair.file("ambient.tif")])
+        #expect(r.status == 2 && r.stderr.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pair.file("ambient.tif"))) == before)
+    }
+
+    @Test("bad usage: exit 2 with one line")
+    func badUsage() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try expectBadInput(pair, pair.fuseArguments(["--primaries", "adobe"]), mention: "primaries")
+        try expectBadInput(pair, pair.fuseArguments(["--flash-exposure", "1/60,2.8"]), mention: "flash-exposure")
+        let check = try CLI.run(["check", pair.file("missing.json")])
+        #expect(check.status == 2 && check.stderr.contains("missing.json"))
+        #expect(try CLI.run(["fuse", "--help"]).status == 0)
+    }
+}
