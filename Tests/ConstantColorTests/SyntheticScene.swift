@@ -66,7 +66,7 @@ struct SyntheticScene {
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014) with Box–Muller normals: deterministic test noise.
-struct SplitMix {
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

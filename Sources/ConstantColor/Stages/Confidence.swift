@@ -77,14 +77,14 @@ public enum Confidence {
         let ty = my[0] * rgb.0 + my[1] * rgb.1 + my[2] * rgb.2
         let tz = mz[0] * rgb.0 + mz[1] * rgb.1 + mz[2] * rgb.2
         let gx = labSlope(tx), gy = labSlope(ty), gz = labSlope(tz)
-        var total: Float = 0
-        let vars = [variance.0, variance.1, variance.2]
-        for c in 0..<3 {
+        // Σ_c var_c · |∂Lab/∂rgb_c|², column by column (no per-pixel allocation).
+        @inline(__always) func column(_ c: Int) -> Float {
             let dL = 116 * gy * my[c]
             let da = 500 * (gx * mx[c] - gy * my[c])
             let db = 200 * (gy * my[c] - gz * mz[c])
-            total += vars[c] * (dL * dL + da * da + db * db)
+            return dL * dL + da * da + db * db
         }
+        let total = variance.0 * column(0) + variance.1 * column(1) + variance.2 * column(2)
         return total.squareRoot()
     }
 
