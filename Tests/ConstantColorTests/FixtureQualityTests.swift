@@ -130,8 +130,6 @@ struct FixtureQualityTests {
         #expect(reduction >= 0.90)
         #expect(registrationRMS < 0.15)
         #expect(scored.first { $0.name.hasPrefix("bright-daylight") }?.decision == .fallback)
-        withKnownIssue("per-pixel chroma noise keeps patch confidence below 0.9: needs a noise-aware (joint bilateral) estimate") {
-            #expect(lowLightConfidence >= 0.9)
-        }
+        #expect(lowLightConfidence >= 0.9)
     }
 }

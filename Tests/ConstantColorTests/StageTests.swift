@@ -14,8 +14,7 @@ struct StageTests {
         let f = ExposureNormalization.normalize(raw: raw, exposure: exposure, camera: SyntheticScene.camera)
         let a = ExposureNormalization.normalize(raw: ambientRaw, exposure: exposure, camera: SyntheticScene.camera)
         let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0,
-                                          residualByModel: [:], matchMap: GrayImage(width: 160, height: 120, repeating: 1),
-                                          matchMapDownscale: 1)
+                                          residualByModel: [:])
         let d = DarkRoomEstimate(flash: f, ambient: a, registration: identity)
         var maxDifference: Float = 0
         for i in d.difference.samples.indices { maxDifference = max(maxDifference, abs(d.difference.samples[i] - f.image.samples[i])) }

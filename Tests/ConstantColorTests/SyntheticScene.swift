@@ -5,6 +5,8 @@ import Foundation
 /// textured background, sampled at any continuous coordinate (so that a camera motion is exact).
 struct SyntheticScene {
     var width = 160, height = 120
+    /// Moves one of the squares (index into the list) by (dx, dy) pixels: an object that moved.
+    var movedSquare: (index: Int, dx: Double, dy: Double)? = nil
     /// Camera with ample dynamic range and the noise model used by the tests.
     static let camera = CameraProfile(name: "test", blackLevel: 256, whiteLevel: 65535,
                                       noise: NoiseModel(readNoiseDN: 2, gainElectronsPerDN: 2))
@@ -18,7 +20,9 @@ struct SyntheticScene {
             (40, 35, 14, SIMD3(0.7, 0.2, 0.15)), (100, 40, 16, SIMD3(0.1, 0.5, 0.2)),
             (60, 85, 18, SIMD3(0.2, 0.25, 0.7)), (125, 90, 12, SIMD3(0.85, 0.85, 0.8)),
         ]
-        for (cx, cy, h, c) in squares {
+        for (k, (cx0, cy0, h, c)) in squares.enumerated() {
+            var cx = cx0, cy = cy0
+            if let m = movedSquare, m.index == k { cx += m.dx; cy += m.dy }
             let inside = min(h - abs(x - cx), h - abs(y - cy))
             let t = 1 / (1 + exp(-inside * 3))  // soft edge about 1/3 px wide
             r = r * (1 - t) + c * t

@@ -35,6 +35,10 @@ public struct FusionOptions: Sendable {
     public var registration = RegistrationOptions()
     /// Whether to render the fallback (ambient photo) image.
     public var renderFallback = false
+    /// Flash-guided noise reduction of the dark-room estimate (stage 4b).
+    public var noiseReduction = NoiseReduction()
+    /// Relative uncertainty of the ambient-to-flash exposure ratio (see `Confidence`).
+    public var exposureRatioUncertainty: Float = Confidence.defaultExposureRatioUncertainty
 
     /// Default options.
     public init() {}
@@ -106,8 +110,10 @@ public enum FusionPipeline {
         timings.lap("register")
 
         // 4. Dark-room estimate.
-        let D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
+        var D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
         timings.lap("darkRoom")
+        options.noiseReduction.apply(to: &D, flash: F)
+        timings.lap("noiseReduction")
 
         // 5. Color rendering (exposure from the usable, well-exposed part of D).
         var rendering = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
@@ -119,7 +125,8 @@ public enum FusionPipeline {
         timings.lap("render")
 
         // 6. Confidence.
-        let confidence = Confidence.map(estimate: D, rendering: rendering, registration: registration)
+        let confidence = Confidence.map(estimate: D, flash: F, rendering: rendering, registration: registration,
+                                        exposureRatioUncertainty: options.exposureRatioUncertainty)
         timings.lap("confidence")
 
         // 7. Gap fill toward the flash frame, then the global tone curve and γ 2.2.

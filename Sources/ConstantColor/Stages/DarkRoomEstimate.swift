@@ -13,8 +13,11 @@ public enum PixelFlag {
 public struct DarkRoomEstimate: Sendable {
     /// `F − A` in normalized camera RGB, 3 planes, flash-frame geometry.
     public var difference: PlanarImage
-    /// Noise variance of each channel of `difference`, 3 planes.
+    /// Noise variance of each channel of `difference`, 3 planes; independent between channels.
     public var variance: PlanarImage
+    /// After `NoiseReduction`: per channel, the gain `ā_c` with which the flash guide's pixel noise
+    /// (`δ(F_r + F_g + F_b)`, one error shared by the channels) enters `difference`; nil before.
+    public var guideGain: PlanarImage?
     /// `PixelFlag` bits per pixel.
     public var flags: [UInt8]
 

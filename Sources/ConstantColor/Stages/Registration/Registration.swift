@@ -37,11 +37,6 @@ public struct RegistrationResult: Sendable {
     public var residual: Double
     /// The residual of every model that was fitted.
     public var residualByModel: [MotionModel: Double]
-    /// Local agreement of the two frames' structure in [0, 1] (1 = agree or no structure to tell),
-    /// at `matchMapDownscale` times lower resolution than the frames.
-    public var matchMap: GrayImage
-    /// Ratio between the frames' size and the match map's.
-    public var matchMapDownscale: Int
 
     /// The displacement (ambient position − flash position) of a flash-frame point, in pixels.
     public func displacement(atX x: Double, y: Double) -> (dx: Double, dy: Double) {
@@ -118,11 +113,9 @@ public enum Registration {
             }
             chosen = best!
         }
-        let match = finest.matchMap(chosen.warp, photometric: chosen.photometric)
         return RegistrationResult(model: chosen.warp.model,
                                   ambientFromFlash: pixelMatrix(chosen.warp, width: width, height: height),
-                                  residual: chosen.cost, residualByModel: residuals,
-                                  matchMap: match, matchMapDownscale: scale)
+                                  residual: chosen.cost, residualByModel: residuals)
     }
 
     /// The normalized warp as a matrix on full-resolution pixel coordinates.
@@ -277,60 +270,6 @@ struct Level {
         }
         let cost = (current.weightedSquares / max(current.templateSquares, 1e-30)).squareRoot()
         return (warp, (gain, offset), cost)
-    }
-
-    /// Local normalized cross-correlation of the template and the warped moving features, mapped to
-    /// [0, 1]; where neither frame has structure above the noise, 1 (nothing contradicts the warp).
-    func matchMap(_ warp: NormalizedWarp, photometric: (gain: Double, offset: Double)) -> GrayImage {
-        let w = template.width, h = template.height
-        var warped = GrayImage(width: w, height: h)
-        var valid = [Bool](repeating: true, count: w * h)
-        var jx = [Double](repeating: 0, count: warp.model.parameterCount), jy = jx
-        for y in 0..<h {
-            for x in 0..<w {
-                let (wu, wv) = warp.apply(u: (Double(x) + 0.5 - cx) / s, v: (Double(y) + 0.5 - cy) / s, jx: &jx, jy: &jy)
-                if let v = moving.bilinear(x: Float(wu * s + cx), y: Float(wv * s + cy)) {
-                    warped.pixels[y * w + x] = Float(photometric.gain) * v + Float(photometric.offset)
-                } else {
-                    valid[y * w + x] = false
-                    warped.pixels[y * w + x] = template.pixels[y * w + x]
-                }
-            }
-        }
-        let r = 3
-        var tt = template, mm = warped, tm = template
-        for i in tt.pixels.indices {
-            tt.pixels[i] = template.pixels[i] * template.pixels[i]
-            mm.pixels[i] = warped.pixels[i] * warped.pixels[i]
-            tm.pixels[i] = template.pixels[i] * warped.pixels[i]
-        }
-        let meanT = template.boxMean(radius: r), meanM = warped.boxMean(radius: r)
-        let meanTT = tt.boxMean(radius: r), meanMM = mm.boxMean(radius: r), meanTM = tm.boxMean(radius: r)
-        var varT = [Float](repeating: 0, count: w * h), varM = varT, cov = varT
-        for i in 0..<(w * h) {
-            varT[i] = max(0, meanTT.pixels[i] - meanT.pixels[i] * meanT.pixels[i])
-            varM[i] = max(0, meanMM.pixels[i] - meanM.pixels[i] * meanM.pixels[i])
-            cov[i] = meanTM.pixels[i] - meanT.pixels[i] * meanM.pixels[i]
-        }
-        // Noise floor: the typical local variance of each frame (most of a scene is smooth).
-        func median(_ a: [Float]) -> Float {
-            var s = a; let k = s.count / 2
-            guard !s.isEmpty else { return 0 }
-            s.withUnsafeMutableBufferPointer { b in _ = b.partitionAtMedian(k) }
-            return s[k]
-        }
-        let floorT = 4 * median(varT), floorM = 4 * median(varM)
-        var out = GrayImage(width: w, height: h, repeating: 1)
-        for i in 0..<(w * h) {
-            guard valid[i] else { out.pixels[i] = 0; continue }
-            let ncc = cov[i] / ((varT[i] + floorT) * (varM[i] + floorM)).squareRoot()
-            let structure = max(varT[i] / max(floorT, 1e-30), varM[i] / max(floorM, 1e-30))
-            // Structure well above the noise must correlate; blend in the evidence smoothly.
-            let evidence = min(1, max(0, (structure - 1) / 3))
-            let agreement = min(1, max(0, (ncc - 0.25) / 0.5))
-            out.pixels[i] = 1 - evidence * (1 - agreement)
-        }
-        return out
     }
 }
 

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+
+/// The flash-guided noise reduction (stage 4b) against a scene whose noise-free dark-room image is known.
+@Suite("Noise reduction and its propagated variance")
+struct NoiseReductionTests {
+    let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2, isoSpeed: 100)
+    let flashGain = 1.5e6, ambient = SIMD3<Double>(6e5, 6e5, 4e5)
+
+    /// Normalized frames of `scene` (flash and ambient with noise) and the noise-free dark-room truth.
+    func frames(_ scene: SyntheticScene, ambientScene: SyntheticScene? = nil)
+        -> (flash: LinearFrame, ambient: LinearFrame, truth: PlanarImage) {
+        let camera = SyntheticScene.camera
+        let f = ExposureNormalization.normalize(
+            raw: scene.render(flashGain: flashGain, ambient: ambient, exposure: exposure, seed: 11), exposure: exposure, camera: camera)
+        let a = ExposureNormalization.normalize(
+            raw: (ambientScene ?? scene).render(flashGain: 0, ambient: ambient, exposure: exposure, seed: 12),
+            exposure: exposure, camera: camera)
+        let truth = ExposureNormalization.normalize(
+            raw: scene.render(flashGain: flashGain, ambient: .zero, exposure: exposure), exposure: exposure, camera: camera)
+        return (f, a, truth.image)
+    }
+
+    static let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0, residualByModel: [:])
+
+    @Test("errors against the truth match the propagated variance (mean z² near 1), and noise drops several-fold")
+    func honestVariance() {
+        let scene = SyntheticScene()
+        let (f, a, truth) = frames(scene)
+        let raw = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        var filtered = raw
+        NoiseReduction().apply(to: &filtered, flash: f)
+        let n = truth.pixelCount, w = truth.width, h = truth.height
+        var z2: Double = 0, count = 0.0, outliers = 0.0, rawError: Double = 0, filteredError: Double = 0
+        for c in 0..<3 {
+            for y in 2..<(h - 2) {
+                for x in 2..<(w - 2) {
+                    let i = c * n + y * w + x, p = y * w + x
+                    let guideVariance = (0..<3).map { Double(f.noise.variance(f.image.samples[$0 * n + p])) }.reduce(0, +)
+                    let gain = Double(filtered.guideGain!.samples[i])
+                    let variance = Double(filtered.variance.samples[i]) + gain * gain * guideVariance
+                    let e = Double(filtered.difference.samples[i] - truth.samples[i])
+                    z2 += e * e / variance; count += 1
+                    if e * e > 9 * variance { outliers += 1 }
+                    filteredError += e * e
+                    let r = Double(raw.difference.samples[i] - truth.samples[i])
+                    rawError += r * r
+                }
+            }
+        }
+        let meanZ2 = z2 / count
+        print(String(format: "noise reduction: mean z² %.3f, beyond 3σ %.3f %%, error energy filtered/raw %.3f",
+                     meanZ2, 100 * outliers / count, filteredError / rawError))
+        // Not over-confident (errors larger than claimed: a Gaussian has 0.27 % beyond 3σ), and not so
+        // cautious that it says nothing.
+        #expect(outliers / count < 0.01, "beyond 3σ: \(outliers / count)")
+        #expect(meanZ2 < 1.5, "mean z² \(meanZ2)")
+        #expect(meanZ2 > 0.2, "mean z² \(meanZ2)")
+        #expect(filteredError < 0.5 * rawError, "error energy ratio \(filteredError / rawError)")
+    }
+
+    @Test("a uniform patch keeps its mean: the filter does not bias flat regions")
+    func unbiased() {
+        let (f, a, truth) = frames(SyntheticScene())
+        var d = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        NoiseReduction().apply(to: &d, flash: f)
+        // Inside the green square (100, 40, half-size 16), away from its edges.
+        let n = truth.pixelCount, w = truth.width
+        for c in 0..<3 {
+            var sumD: Double = 0, sumT: Double = 0
+            for y in 30..<50 { for x in 90..<110 {
+                sumD += Double(d.difference.samples[c * n + y * w + x]); sumT += Double(truth.samples[c * n + y * w + x])
+            } }
+            #expect(abs(sumD / sumT - 1) < 0.01, "channel \(c): \(sumD / sumT)")
+        }
+    }
+
+    @Test("an object that moved between the frames: no confidence where its ghost is, full confidence far away")
+    func localMotion() throws {
+        var moved = SyntheticScene()
+        moved.movedSquare = (index: 0, dx: 12, dy: 0)  // the red square at (40, 35), 14 px half-size
+        let scene = SyntheticScene()
+        let camera = SyntheticScene.camera
+        let f = RawFrame(image: scene.render(flashGain: flashGain, ambient: ambient, exposure: exposure, seed: 11),
+                         exposure: exposure, name: "flash")
+        let a = RawFrame(image: moved.render(flashGain: 0, ambient: ambient, exposure: exposure, seed: 12),
+                         exposure: exposure, name: "ambient")
+        var options = FusionOptions()
+        options.registration.model = .translation
+        let r = try FusionPipeline.run(flash: f, ambient: a, camera: camera, flashProfile: SyntheticScene.flashProfile, options: options)
+        // The ghost: where the ambient frame has the square and the flash frame has background (x 54…66).
+        var ghost: Float = 0
+        for y in 25..<45 { for x in 56..<64 { ghost = max(ghost, r.confidence[x, y, 0]) } }
+        #expect(ghost < 0.5, "max confidence on the ghost \(ghost)")
+        // Far from the moved object, on the green square's interior.
+        #expect(r.confidence[100, 40, 0] > 0.8)
+    }
+}
