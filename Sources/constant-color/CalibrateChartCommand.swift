@@ -69,8 +69,9 @@ struct CalibrateChart: ParsableCommand {
             blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description, file: capture)
         let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
         var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed)
-        var noise = calibration.noise
-        let ptc = calibration.photonTransfer
+        guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
+            throw ChartCalibrationError.noiseFit(file: capture)
+        }
         if let r = readNoise {
             noise.readNoiseDN = r
             cameraMetadata["readNoiseSource"] = .string("--read-noise")

@@ -34,10 +34,11 @@ public struct ChartCalibration: Sendable {
     public let fittedLab: [SIMD3<Double>]
     /// The patches' black-subtracted camera RGB medians.
     public let patchCameraRGB: [SIMD3<Double>]
-    /// The photon transfer fit at the capture's ISO.
-    public let photonTransfer: PhotonTransfer.Fit
-    /// The noise model referred to ISO 100.
-    public let noise: NoiseModel
+    /// The photon transfer fit at the capture's ISO; nil when the patches give no line (noise-free
+    /// or single-level data).
+    public let photonTransfer: PhotonTransfer.Fit?
+    /// The noise model referred to ISO 100 (nil with `photonTransfer`).
+    public let noise: NoiseModel?
     /// The chart.
     public let chart: ChartDescription
 
@@ -122,7 +123,7 @@ public struct ChartCalibration: Sendable {
                 }
             }
         }
-        guard let ptc = PhotonTransfer.fit(points) else { throw ChartCalibrationError.noiseFit(file: file) }
+        let ptc = PhotonTransfer.fit(points)
         flashWhiteCameraRGB = w
         matrixToXYZD65 = refined.matrix
         leastSquaresMatrix = start
@@ -138,7 +139,7 @@ public struct ChartCalibration: Sendable {
         }
         patchCameraRGB = rgb
         photonTransfer = ptc
-        noise = ptc.noiseModel(iso: iso)
+        noise = ptc?.noiseModel(iso: iso)
         self.chart = chart
     }
 
@@ -165,7 +166,8 @@ public struct ChartCalibration: Sendable {
 
     /// The noise fit for the camera profile's `metadata`.
     public func cameraMetadata(captureFile: String, iso: Double) -> [String: JSONValue] {
-        ["source": .string("constant-color calibrate chart"),
+        guard let photonTransfer else { return ["source": .string("constant-color calibrate chart"), "captureFile": .string(captureFile)] }
+        return ["source": .string("constant-color calibrate chart"),
          "method": .string("photon transfer (Janesick 2007): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100"),
          "captureFile": .string(captureFile), "captureISO": .number(iso),
          "photonTransferPoints": .number(Double(photonTransfer.points.count)),
