@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ConstantColor", targets: ["ConstantColor"]),
         .library(name: "ConstantColorIO", targets: ["ConstantColorIO"]),
         .library(name: "ConstantColorSynth", targets: ["ConstantColorSynth"]),
+        .library(name: "ConstantColorCalibration", targets: ["ConstantColorCalibration"]),
         .executable(name: "constant-color", targets: ["constant-color"]),
     ],
     dependencies: [
@@ -26,15 +27,18 @@ let package = Package(
         .target(name: "ConstantColorIO", dependencies: ["ConstantColor", "CTIFF", "CLCMS2"]),
         // Spectral data and the physically based scene renderer.
         .target(name: "ConstantColorSynth", dependencies: ["ConstantColor", "ConstantColorIO"]),
+        // Chart calibration (calibrate chart) and validation scoring (validate); needs CIEDE2000 from IO.
+        .target(name: "ConstantColorCalibration", dependencies: ["ConstantColor", "ConstantColorIO"]),
         .executableTarget(
             name: "constant-color",
             dependencies: [
-                "ConstantColor", "ConstantColorIO", "ConstantColorSynth",
+                "ConstantColor", "ConstantColorIO", "ConstantColorSynth", "ConstantColorCalibration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO"]),
+        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration"]),
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO"]),
-        .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO"]),
+        .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO"]),
+        .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration"]),
     ]
 )

@@ -5,5 +5,5 @@ struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Fit camera and flash profiles (from spectral data or a chart capture).",
-        subcommands: [CalibrateSpectral.self])
+        subcommands: [CalibrateSpectral.self, CalibrateChart.self])
 }

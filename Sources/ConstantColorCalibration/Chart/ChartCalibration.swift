@@ -1,0 +1,203 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// `calibrate chart` (SPEC 3) as library code: from a dark-room flash capture of a chart (or a
+/// flash/ambient pair of it), the flash's camera-RGB white, the white-preserving 3×3 matrix from
+/// flash-white-balanced camera RGB to XYZ (D65, white Y = 1) and the noise model.
+///
+/// Steps, each its own type:
+/// 1. `PatchSampling`: per-patch medians of the black-subtracted (ambient-subtracted) signal over
+///    the patch's square, clipped pixels (either frame) excluded.
+/// 2. `FlashWhiteEstimate`: the white from the neutral patches (median of RGB / Y_ref).
+/// 3. `WhitePreservingLeastSquares`: the start, least squares in XYZ with M (1,1,1)ᵀ = D65 white,
+///    alternated with `FlashFalloffField` (the flash lights the chart's corners less than its center).
+/// 4. `DeltaE2000MatrixRefinement`: minimizes ∑ ΔE00² jointly with the exposure scale and the field.
+/// 5. `PhotonTransfer`: per-patch, per-channel variance against mean on the flash capture → gain
+///    and read noise, referred to ISO 100.
+public struct ChartCalibration: Sendable {
+    /// The flash's camera-RGB white (capture scale, black-subtracted DN of a perfect white).
+    public let flashWhiteCameraRGB: SIMD3<Double>
+    /// Balanced camera RGB → XYZ (D65, Y = 1), after the CIEDE2000 refinement.
+    public let matrixToXYZD65: Matrix3
+    /// The least-squares start (for the record).
+    public let leastSquaresMatrix: Matrix3
+    /// The flash's fall-off across the frame, fitted jointly (uniform when not fitted).
+    public let flashFalloff: FlashFalloffField
+    /// The exposure scale fitted jointly with the matrix (1 = the neutral patches' scale).
+    public let exposureScale: Double
+    /// Per-patch CIEDE2000 of the refined fit, in chart order.
+    public let deltaE2000: [Double]
+    /// Per-patch CIEDE2000 of the least-squares start.
+    public let leastSquaresDeltaE2000: [Double]
+    /// Per-patch fitted L*a*b* (D65).
+    public let fittedLab: [SIMD3<Double>]
+    /// The patches' black-subtracted camera RGB medians.
+    public let patchCameraRGB: [SIMD3<Double>]
+    /// The photon transfer fit at the capture's ISO; nil when the patches give no line (noise-free
+    /// or single-level data).
+    public let photonTransfer: PhotonTransfer.Fit?
+    /// The noise model referred to ISO 100 (nil with `photonTransfer`).
+    public let noise: NoiseModel?
+    /// The chart.
+    public let chart: ChartDescription
+
+    /// Mean CIEDE2000 over the patches.
+    public var meanDeltaE2000: Double { deltaE2000.reduce(0, +) / Double(deltaE2000.count) }
+    /// Max CIEDE2000 over the patches.
+    public var maxDeltaE2000: Double { deltaE2000.max() ?? 0 }
+
+    /// Fits the calibration.
+    ///
+    /// - Parameters:
+    ///   - capture: the flash capture in DN (3 planes).
+    ///   - ambient: an ambient-only capture of the same, unmoved chart in DN, when the room is not
+    ///     dark, with `ambientToCaptureScale` = (capture t·ISO/N²) / (ambient t·ISO/N²).
+    ///   - blackLevel, whiteLevel: the sensor's levels, DN; samples ≥ black + 98 % of the range are clipped.
+    ///   - iso: the capture's ISO (the noise model is referred from it to ISO 100).
+    ///   - fitFlashFalloff: fit the flash's irradiance field across the chart (`FlashFalloffField`)
+    ///     with the matrix; off assumes an evenly lit chart.
+    ///   - file: the capture's path, for messages.
+    public init(capture: PlanarImage, ambient: PlanarImage? = nil, ambientToCaptureScale: Double = 1,
+                blackLevel: Double, whiteLevel: Double, iso: Double, chart: ChartDescription,
+                fitFlashFalloff: Bool = true, file: String) throws {
+        guard capture.channelCount == 3 else { throw ChartCalibrationError.notRGB(file: file, channels: capture.channelCount) }
+        if let a = ambient, a.width != capture.width || a.height != capture.height || a.channelCount != 3 {
+            throw ChartCalibrationError.ambientMismatch(file: file)
+        }
+        let n = capture.pixelCount
+        let clipDN = Float(blackLevel + ExposureNormalization.clippingFraction * (whiteLevel - blackLevel))
+        var clipped = [UInt8](repeating: 0, count: n)
+        var signal = PlanarImage(width: capture.width, height: capture.height, channelCount: 3)
+        let black = Float(blackLevel), ratio = Float(ambientToCaptureScale)
+        for i in 0..<n {
+            var isClipped = false
+            for c in 0..<3 {
+                let f = capture.samples[c * n + i]
+                var s = f - black
+                if f >= clipDN { isClipped = true }
+                if let a = ambient {
+                    let v = a.samples[c * n + i]
+                    if v >= clipDN { isClipped = true }
+                    s -= (v - black) * ratio
+                }
+                signal.samples[c * n + i] = s
+            }
+            clipped[i] = isClipped ? 1 : 0
+        }
+        let samples = try PatchSampling.sample(signal, chart: chart, clipped: clipped, file: file)
+        let rgb = samples.map(\.median)
+        let referenceXYZ = chart.patches.map(\.xyzD65)
+        let white = ColorScience.whiteD65XYZ
+        let referenceY = referenceXYZ.map(\.y)
+        let referenceLab = chart.patches.map(\.labD65)
+        // White and least-squares matrix, alternating with the fall-off field fitted to the
+        // remaining per-patch luminance ratios (a few rounds converge: the matrix cannot absorb a
+        // position-dependent brightness).
+        let basis = chart.patches.map { FlashFalloffField.basis(at: $0.center, width: capture.width, height: capture.height) }
+        var field = FlashFalloffField()
+        var w = SIMD3<Double>(1, 1, 1), start = Matrix3.identity
+        for round in 0..<(fitFlashFalloff ? 6 : 1) {
+            let corrected = rgb.indices.map { rgb[$0] / field.relativeIrradiance(basis: basis[$0]) }
+            do { w = try FlashWhiteEstimate.estimate(cameraRGB: corrected, referenceY: referenceY, neutral: chart.neutralIndices) } catch {
+                throw ChartCalibrationError.white(file: file, failure: error)
+            }
+            guard let m = WhitePreservingLeastSquares.fit(balanced: corrected.map { $0 / w }, targets: referenceXYZ, white: white) else {
+                throw ChartCalibrationError.degenerate(file: file)
+            }
+            start = m
+            guard fitFlashFalloff, round < 5 else { break }
+            let logRatios = corrected.indices.map { log(max((m * (corrected[$0] / w)).y, 1e-6) / referenceY[$0]) }
+            let delta = FlashFalloffField.fit(logRatios: logRatios, basis: basis)
+            field.coefficients = zip(field.coefficients, delta.coefficients).map(+)
+        }
+        let balanced = rgb.map { $0 / w }
+        let refined = DeltaE2000MatrixRefinement.refine(start: start, startField: field, fieldBasis: fitFlashFalloff ? basis : nil,
+                                                        balanced: balanced, referenceLab: referenceLab, white: white)
+        var points: [PhotonTransfer.Point] = []
+        for p in chart.patches {
+            let square = PatchSquare(center: p.center, halfSize: p.halfSize)
+            for c in 0..<3 {
+                if let point = PhotonTransfer.point(raw: capture, channel: c, square: square, blackLevel: blackLevel, clipped: clipped) {
+                    points.append(point)
+                }
+            }
+        }
+        let ptc = PhotonTransfer.fit(points)
+        flashWhiteCameraRGB = w
+        matrixToXYZD65 = refined.matrix
+        leastSquaresMatrix = start
+        exposureScale = refined.exposureScale
+        deltaE2000 = refined.deltaE2000
+        leastSquaresDeltaE2000 = DeltaE2000MatrixRefinement.deltaE2000(
+            matrix: start, factors: basis.map { 1 / field.relativeIrradiance(basis: $0) }, balanced: balanced,
+            referenceLab: referenceLab, white: white)
+        flashFalloff = refined.field
+        fittedLab = balanced.indices.map {
+            ColorScience.lab(fromXYZ: refined.matrix * (refined.exposureScale / refined.field.relativeIrradiance(basis: basis[$0]) * balanced[$0]),
+                             white: white)
+        }
+        patchCameraRGB = rgb
+        photonTransfer = ptc
+        noise = ptc?.noiseModel(iso: iso)
+        self.chart = chart
+    }
+
+    /// The fit statistics for the flash profile's `metadata`: mean / max CIEDE2000, and per patch
+    /// the reference and fitted L*a*b* and the CIEDE2000.
+    public func flashMetadata(captureFile: String, chartFile: String) -> [String: JSONValue] {
+        let perPatch: [JSONValue] = chart.patches.indices.map { i in
+            .object(["name": .string(chart.patches[i].name),
+                     "deltaE2000": .number(deltaE2000[i]),
+                     "referenceLabD65": .array([chart.patches[i].labD65.x, chart.patches[i].labD65.y, chart.patches[i].labD65.z].map(JSONValue.number)),
+                     "fittedLabD65": .array([fittedLab[i].x, fittedLab[i].y, fittedLab[i].z].map(JSONValue.number))])
+        }
+        return ["source": .string("constant-color calibrate chart"),
+                "method": .string("flash white: median over neutral patches of camera RGB / Y_ref; matrix: white-preserving least squares in XYZ (Finlayson & Drew 1997), refined by Nelder-Mead minimizing the sum of squared CIEDE2000 (CIE 142-2001) jointly with one exposure scale and a smooth flash fall-off field exp(c_u u + c_v v + c2 rho^2 + c4 rho^4)"),
+                "captureFile": .string(captureFile), "chartFile": .string(chartFile),
+                "chartIlluminant": .string(chart.sourceIlluminant),
+                "patchCount": .number(Double(chart.patches.count)),
+                "fitMeanDeltaE2000": .number(meanDeltaE2000), "fitMaxDeltaE2000": .number(maxDeltaE2000),
+                "leastSquaresMeanDeltaE2000": .number(leastSquaresDeltaE2000.reduce(0, +) / Double(leastSquaresDeltaE2000.count)),
+                "exposureScale": .number(exposureScale),
+                "flashFalloffField": .object(Dictionary(uniqueKeysWithValues: zip(FlashFalloffField.termNames, flashFalloff.coefficients.map(JSONValue.number)))),
+                "patches": .array(perPatch)]
+    }
+
+    /// The noise fit for the camera profile's `metadata`.
+    public func cameraMetadata(captureFile: String, iso: Double) -> [String: JSONValue] {
+        guard let photonTransfer else { return ["source": .string("constant-color calibrate chart"), "captureFile": .string(captureFile)] }
+        return ["source": .string("constant-color calibrate chart"),
+         "method": .string("photon transfer (Janesick 2007): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100"),
+         "captureFile": .string(captureFile), "captureISO": .number(iso),
+         "photonTransferPoints": .number(Double(photonTransfer.points.count)),
+         "interceptDN2AtCaptureISO": .number(photonTransfer.readVarianceDN2),
+         "interceptStandardErrorDN2": .number(photonTransfer.readVarianceStandardErrorDN2),
+         "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
+         "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
+    }
+}
+
+/// Why a chart calibration failed; every message names the file.
+public enum ChartCalibrationError: Error, CustomStringConvertible {
+    /// The capture is not 3-channel.
+    case notRGB(file: String, channels: Int)
+    /// The ambient frame's size differs.
+    case ambientMismatch(file: String)
+    /// The flash white could not be estimated.
+    case white(file: String, failure: FlashWhiteEstimate.Failure)
+    /// The patch colors do not span three dimensions.
+    case degenerate(file: String)
+    /// The photon transfer line could not be fitted.
+    case noiseFit(file: String)
+
+    public var description: String {
+        switch self {
+        case .notRGB(let f, let c): return "\(f): has \(c) channel(s); camera RGB is required"
+        case .ambientMismatch(let f): return "\(f): the ambient frame's size or channel count differs from the capture's"
+        case .white(let f, let e): return "\(f): \(e)"
+        case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
+        case .noiseFit(let f): return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
+        }
+    }
+}

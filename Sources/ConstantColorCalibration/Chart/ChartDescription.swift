@@ -1,0 +1,89 @@
+import ConstantColor
+import ConstantColorIO
+
+/// One patch of a chart description (SPEC 4.3).
+public struct ChartPatch: Sendable, Equatable {
+    /// The patch's name ("dark skin").
+    public var name: String
+    /// Center in continuous pixel coordinates of the frame: x right, y down; pixel (i, j) covers
+    /// [i, i+1) × [j, j+1).
+    public var center: SIMD2<Double>
+    /// Half the side of the sampled square, pixels.
+    public var halfSize: Double
+    /// Reference CIE L*a*b* relative to D65 (adapted with Bradford when the file gives D50).
+    public var labD65: SIMD3<Double>
+
+    /// Creates a patch.
+    public init(name: String, center: SIMD2<Double>, halfSize: Double, labD65: SIMD3<Double>) {
+        self.name = name; self.center = center; self.halfSize = halfSize; self.labD65 = labD65
+    }
+
+    /// The reference as CIE XYZ with the D65 white at Y = 1 (CIE 15:2004 §8.2.1, inverse).
+    public var xyzD65: SIMD3<Double> { ColorScience.xyz(fromLab: labD65, white: ColorScience.whiteD65XYZ) }
+
+    /// Reference chroma C*ab = √(a*² + b*²) (CIE 15:2004 §8.2.1).
+    public var chroma: Double { (labD65.y * labD65.y + labD65.z * labD65.z).squareRoot() }
+}
+
+/// A chart description (SPEC 4.3): patches with their sampled squares and reference L*a*b*.
+///
+/// Accepted JSON: the chart object itself, `{"illuminant": "D65"|"D50", "patches": [...]}`, or any
+/// object holding it under `"chart"` (a fixture's `truth.json`).
+public struct ChartDescription: Sendable, Equatable {
+    /// The illuminant the file's L*a*b* values were given under ("D65" or "D50").
+    public var sourceIlluminant: String
+    /// The patches, reference values relative to D65.
+    public var patches: [ChartPatch]
+
+    /// Reference chroma C*ab below which a patch counts as neutral (the ColorChecker's grey row
+    /// has C*ab < 1; its least saturated coloured patch has C*ab > 15).
+    public static let neutralChromaLimit = 3.0
+
+    /// Creates a description from patches already relative to D65.
+    public init(patches: [ChartPatch]) {
+        sourceIlluminant = "D65"; self.patches = patches
+    }
+
+    /// Parses a chart description; every error is one line naming `file` and the key.
+    public init(json: JSONValue, file: String) throws {
+        var root = try JSONObjectReader(json, file: file)
+        if root.members["patches"] == nil, root.members["chart"] != nil {
+            root = try root.object("chart")
+        }
+        let illuminant = (try? root.string("illuminant")) ?? "D65"
+        guard illuminant == "D65" || illuminant == "D50" else {
+            throw JSONFileError.invalidValue(file: file, key: root.prefix + "illuminant", expected: "\"D65\" or \"D50\"")
+        }
+        guard let list = root.members["patches"] else { throw JSONFileError.missingKey(file: file, key: root.prefix + "patches") }
+        guard let items = list.array, !items.isEmpty else {
+            throw JSONFileError.invalidValue(file: file, key: root.prefix + "patches", expected: "a non-empty array of patches")
+        }
+        var patches: [ChartPatch] = []
+        for (k, item) in items.enumerated() {
+            let p = try JSONObjectReader(item, file: file, prefix: root.prefix + "patches[\(k)].")
+            let name = (try? p.string("name")) ?? "patch \(k + 1)"
+            let c = try p.numbers("center", count: 2)
+            let h = try p.number("halfSize")
+            guard h > 0 else { throw JSONFileError.invalidValue(file: file, key: p.prefix + "halfSize", expected: "positive") }
+            let l = try p.numbers("lab", count: 3)
+            let lab = SIMD3(l[0], l[1], l[2])
+            guard lab.x >= 0, lab.x <= 100 else {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "lab", expected: "[L, a, b] with L in 0...100")
+            }
+            patches.append(ChartPatch(name: name, center: SIMD2(c[0], c[1]), halfSize: h,
+                                      labD65: illuminant == "D50" ? ColorScience.labD65(fromLabD50: lab) : lab))
+        }
+        sourceIlluminant = illuminant
+        self.patches = patches
+    }
+
+    /// Reads a chart description file.
+    public init(path: String) throws {
+        try self.init(json: try JSONValue.read(path: path), file: path)
+    }
+
+    /// Indices of the neutral patches (reference C*ab < `neutralChromaLimit`).
+    public var neutralIndices: [Int] {
+        patches.indices.filter { patches[$0].chroma < Self.neutralChromaLimit }
+    }
+}

@@ -1,0 +1,123 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// One self-contained HTML page of a validation run: the metrics against their tolerances,
+/// reference vs measured swatches per patch per condition, a CIEDE2000 heat table and the
+/// confidences as inline SVG. No scripts, no external assets.
+public enum ValidationHTMLReport {
+    /// A metric checked against a tolerance, for the summary table.
+    public struct Check: Sendable {
+        /// What is measured ("accuracy, mean ΔE00").
+        public var metric: String
+        /// Measured value.
+        public var value: Double
+        /// The tolerance as text ("≤ 3.0").
+        public var tolerance: String
+        /// Whether it passed.
+        public var passed: Bool
+        /// Creates a check.
+        public init(metric: String, value: Double, tolerance: String, passed: Bool) {
+            self.metric = metric; self.value = value; self.tolerance = tolerance; self.passed = passed
+        }
+    }
+
+    /// sRGB hex color ("#rrggbb") of a D65 L*a*b* color: Lab → XYZ (CIE 15:2004) → linear sRGB
+    /// (IEC 61966-2-1 primaries) clipped to [0, 1] → the sRGB transfer function.
+    public static func srgbHex(labD65: SIMD3<Double>) -> String {
+        let xyz = ColorScience.xyz(fromLab: labD65, white: ColorScience.whiteD65XYZ)
+        let rgb = RGBColorSpace.sRGB.xyzToRGB * xyz
+        func encode(_ v: Double) -> Int {
+            let c = min(max(v.isFinite ? v : 0, 0), 1)
+            let e = c <= 0.003_130_8 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
+            return Int((255 * e).rounded())
+        }
+        return String(format: "#%02x%02x%02x", encode(rgb.x), encode(rgb.y), encode(rgb.z))
+    }
+
+    /// Heat color of a ΔE00 (green at 0, amber at 3, red at 6 and above).
+    static func heat(_ e: Double) -> String {
+        let t = min(max(e / 6, 0), 1)
+        let hue = 120 * (1 - t)
+        return String(format: "hsl(%.0f,70%%,%.0f%%)", hue, 45 + 10 * (1 - t))
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// The page.
+    public static func html(title: String, conditions: [ConditionScore], set: SetScore, checks: [Check],
+                            profiles: String) -> String {
+        var h = """
+            <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+            <style>
+            body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
+            h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+            table{border-collapse:collapse}td,th{padding:3px 6px;border:1px solid #ddd;text-align:right}
+            th{background:#eee}td.l,th.l{text-align:left}.pass{color:#176b2c;font-weight:600}.fail{color:#b00020;font-weight:600}
+            .sw{display:inline-block;width:34px;height:34px;margin:1px;border:1px solid #999;position:relative}
+            .sw span{position:absolute;top:0;bottom:0;width:50%}.sw .r{left:0}.sw .m{right:0}
+            .row{white-space:nowrap}.heat td{font-size:11px;color:#111;min-width:26px}
+            </style></head><body>
+            <h1>\(escape(title))</h1><p>Profiles: \(escape(profiles)). Accuracy is CIEDE2000 after one scalar exposure fit on the neutral patches (SPEC 5).</p>
+            <h2>Summary over \(set.conditionCount) condition(s)</h2><table><tr><th class="l">metric</th><th>value</th><th>tolerance</th><th>result</th></tr>
+            """
+        for c in checks {
+            h += "<tr><td class=\"l\">\(escape(c.metric))</td><td>\(String(format: "%.3f", c.value))</td><td>\(escape(c.tolerance))</td>"
+                + "<td class=\"\(c.passed ? "pass" : "fail")\">\(c.passed ? "pass" : "FAIL")</td></tr>"
+        }
+        let decisions = set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        h += String(format: "<tr><td class=\"l\">repeatability p90, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.p90Repeatability)
+        h += String(format: "<tr><td class=\"l\">accuracy max, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.maxAccuracy)
+        h += "<tr><td class=\"l\">decisions</td><td colspan=\"3\" class=\"l\">\(escape(decisions))</td></tr></table>"
+
+        // Swatches: left half reference, right half measured.
+        h += "<h2>Reference (left half) vs measured (right half), sRGB</h2><table>"
+        for c in conditions {
+            h += "<tr><td class=\"l\">\(escape(c.name))</td><td class=\"l row\">"
+            for i in c.patchNames.indices {
+                let tip = String(format: "%@: ΔE00 %.2f, confidence %.2f", escape(c.patchNames[i]), c.deltaE2000[i], c.patchConfidence[i])
+                h += "<div class=\"sw\" title=\"\(tip)\"><span class=\"r\" style=\"background:\(srgbHex(labD65: c.referenceLab[i]))\"></span>"
+                    + "<span class=\"m\" style=\"background:\(srgbHex(labD65: c.measuredLab[i]))\"></span></div>"
+            }
+            h += "</td></tr>"
+        }
+        h += "</table>"
+
+        // Heat table.
+        h += "<h2>CIEDE2000 per patch and condition</h2><table class=\"heat\"><tr><th class=\"l\">condition</th>"
+        for (i, name) in (conditions.first?.patchNames ?? []).enumerated() { h += "<th title=\"\(escape(name))\">\(i + 1)</th>" }
+        h += "<th>mean</th><th>max</th></tr>"
+        for c in conditions {
+            h += "<tr><td class=\"l\">\(escape(c.name))</td>"
+            for e in c.deltaE2000 { h += String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e) }
+            h += String(format: "<td>%.2f</td><td>%.2f</td></tr>", c.meanDeltaE2000, c.maxDeltaE2000)
+        }
+        h += "<tr><td class=\"l\">repeatability</td>"
+        for r in set.repeatabilityPerPatch { h += String(format: "<td style=\"background:%@\">%.2f</td>", heat(r), r) }
+        h += String(format: "<td>%.2f</td><td></td></tr></table>", set.meanRepeatability)
+
+        // Confidence bars (SVG).
+        let barHeight = 16.0, labelWidth = 230.0, plotWidth = 400.0
+        let height = Double(conditions.count) * (2 * barHeight + 6) + 30
+        h += "<h2>Confidence</h2><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + plotWidth + 60))\" height=\"\(Int(height))\" font-size=\"11\">"
+        for t in stride(from: 0.0, through: 1.0, by: 0.25) {
+            let x = labelWidth + t * plotWidth
+            h += String(format: "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.2f</text>",
+                        x, x, height - 18, x, height - 4, t)
+        }
+        for (k, c) in conditions.enumerated() {
+            let y = Double(k) * (2 * barHeight + 6)
+            h += String(format: "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%@</text>", labelWidth - 6, y + barHeight + 4, escape(c.name))
+            h += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#3b7dd8\"><title>mean patch confidence %.3f</title></rect>",
+                        labelWidth, y, max(0, min(1, c.meanPatchConfidence)) * plotWidth, barHeight, c.meanPatchConfidence)
+            h += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#9bbbe8\"><title>center-weighted confidence %.3f (%@)</title></rect>",
+                        labelWidth, y + barHeight, max(0, min(1, c.centerWeightedConfidence)) * plotWidth, barHeight,
+                        c.centerWeightedConfidence, c.decision.rawValue)
+        }
+        h += "</svg><p>Dark bars: mean confidence on the patches; light bars: the center-weighted mean confidence of the frame.</p></body></html>\n"
+        return h
+    }
+}

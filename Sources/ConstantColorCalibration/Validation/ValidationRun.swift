@@ -1,0 +1,69 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// Runs the pipeline on a fixture set (SPEC 4.5 layout) and scores every condition (SPEC 5).
+public enum ValidationRun {
+    /// Why a folder cannot be validated; messages name the file.
+    public enum Failure: Error, CustomStringConvertible {
+        /// The set folder cannot be listed or holds no condition folder.
+        case noConditions(directory: String)
+        /// A frame has no exposure data.
+        case noExposure(file: String)
+        /// A frame is not 3-channel.
+        case notRGB(file: String)
+
+        public var description: String {
+            switch self {
+            case .noConditions(let d): return "\(d): no condition folders (sub-folders with flash.tif, ambient.tif and truth.json)"
+            case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO)"
+            case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
+            }
+        }
+    }
+
+    /// The condition folders of a set, sorted by name: sub-folders holding `flash.tif`,
+    /// `ambient.tif` and `truth.json`. Other entries (a dark-room folder, a README) are skipped.
+    public static func conditionFolders(in directory: String) throws -> [String] {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+              let names = try? fm.contentsOfDirectory(atPath: directory) else {
+            throw Failure.noConditions(directory: directory)
+        }
+        let folders = names.sorted().map { (directory as NSString).appendingPathComponent($0) }.filter { folder in
+            ["flash.tif", "ambient.tif", "truth.json"].allSatisfy { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+        }
+        guard !folders.isEmpty else { throw Failure.noConditions(directory: directory) }
+        return folders
+    }
+
+    /// Fuses one condition folder (XYZ linear output) and scores its chart (from `truth.json`'s
+    /// `chart`) against the reference; the ambient photo for the variance reduction is the ambient
+    /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
+    public static func score(folder: String, camera: CameraProfile, flash: FlashProfile) throws -> ConditionScore {
+        func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
+        let truthPath = path("truth.json")
+        let truth = try JSONValue.read(path: truthPath)
+        let chart = try ChartDescription(json: truth, file: truthPath)
+        let lux = truth.object?["condition"]?.object?["ambientLux"]?.double
+        func frame(_ name: String) throws -> RawFrame {
+            let decoded = try TIFFReader.read(path: path(name))
+            guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path(name)) }
+            guard let settings = decoded.exposure.settings else { throw Failure.noExposure(file: path(name)) }
+            return RawFrame(image: decoded.image, exposure: try settings.validated(), name: path(name))
+        }
+        let f = try frame("flash.tif"), a = try frame("ambient.tif")
+        var options = FusionOptions()
+        options.linearSpace = .xyz
+        let result = try FusionPipeline.run(flash: f, ambient: a, camera: camera, flashProfile: flash, options: options)
+        let ambientFrame = ExposureNormalization.normalize(raw: a.image, exposure: a.exposure, camera: camera)
+        let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering
+        let ambientXYZ = ambientRendering.linearOutput(ambientFrame.image, space: .xyz)
+        return try ValidationScoring.score(
+            name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear,
+            ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
+            centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
+            ambientFromFlash: result.registration.ambientFromFlash, file: path("flash.tif"))
+    }
+}

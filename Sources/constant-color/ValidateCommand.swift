@@ -1,0 +1,118 @@
+import ArgumentParser
+import ConstantColor
+import ConstantColorCalibration
+import ConstantColorIO
+import Foundation
+
+/// `constant-color validate` (SPEC 3, 5): fuse every condition of a fixture set and score it.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Run the pipeline on every condition folder of a fixture set and report SPEC 5 metrics.",
+        discussion: """
+            DIR holds one folder per lighting condition (SPEC 4.5): flash.tif, ambient.tif (EXIF \
+            exposure) and truth.json with the chart description under "chart". Each condition is fused \
+            (linear XYZ output) and every patch is the median of its square. Reported per condition and \
+            over the set: accuracy (CIEDE2000 after one scalar exposure fit on the neutral patches), \
+            repeatability (mean and 90th percentile over patches), variance reduction against the \
+            ambient frame rendered with gray-world white balance, mean confidence on the patches and the \
+            decisions. --camera and --flash are required: the numbers depend on them. A plain-text \
+            table goes to standard output, one progress line per condition to standard error. Exit 1 \
+            when a tolerance fails, 2 on bad input.
+            """)
+
+    @Argument(help: "Folder of condition folders.") var directory: String
+    @Option(help: "Camera profile (JSON).") var camera: String
+    @Option(help: "Flash profile (JSON).") var flash: String
+    @Option(help: "Write the metrics as JSON here.") var json: String?
+    @Option(help: "Write a self-contained HTML report here.") var html: String?
+    @Option(help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
+    @Option(help: "Only conditions whose truth gives an ambient illuminance at most this (lux) count for the accuracy tolerance.")
+    var accuracyMaxLux: Double?
+    @Option(help: "Tolerance: mean repeatability, ΔE00.") var maxRepeatability: Double = 1.5
+    @Option(help: "Tolerance: variance reduction against the ambient photo, 0...1.") var minVarianceReduction: Double = 0.9
+    @Option(help: "Tolerance: mean confidence on the patches, 0...1 (not checked unless given).") var minPatchConfidence: Double?
+
+    func validate() throws {
+        for (name, v) in [("--max-accuracy", maxAccuracy), ("--max-repeatability", maxRepeatability)] where !(v >= 0 && v.isFinite) {
+            throw ValidationError("\(name) must be a finite number >= 0")
+        }
+        if !(minVarianceReduction <= 1 && minVarianceReduction.isFinite) { throw ValidationError("--min-variance-reduction must be <= 1") }
+        if let c = minPatchConfidence, !(c >= 0 && c <= 1) { throw ValidationError("--min-patch-confidence must be in [0, 1]") }
+    }
+
+    func run() throws {
+        let progress = Progress()
+        let cameraProfile = try CameraProfile(path: camera)
+        let flashProfile = try FlashProfile(path: flash)
+        let folders = try ValidationRun.conditionFolders(in: directory)
+        var scores: [ConditionScore] = []
+        for (k, folder) in folders.enumerated() {
+            let start = Date()
+            let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile)
+            scores.append(s)
+            progress.say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
+                                s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))
+        }
+        let set = SetScore(scores)
+        let accuracyConditions = accuracyMaxLux.map { limit in scores.filter { ($0.ambientLux ?? .infinity) <= limit } } ?? scores
+        guard !accuracyConditions.isEmpty else {
+            throw CLIError(file: directory, problem: "no condition has truth.json condition.ambientLux <= --accuracy-max-lux")
+        }
+        let accuracy = SetScore(accuracyConditions).meanAccuracy
+        let luxNote = accuracyMaxLux.map { String(format: " (<= %g lux)", $0) } ?? ""
+        var checks = [
+            ValidationHTMLReport.Check(metric: "accuracy, mean ΔE00\(luxNote)", value: accuracy,
+                                       tolerance: String(format: "<= %g", maxAccuracy), passed: accuracy <= maxAccuracy),
+            ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
+                                       tolerance: String(format: "<= %g", maxRepeatability), passed: set.meanRepeatability <= maxRepeatability),
+            ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
+                                       tolerance: String(format: ">= %g", minVarianceReduction), passed: set.varianceReduction >= minVarianceReduction),
+        ]
+        if let c = minPatchConfidence {
+            checks.append(ValidationHTMLReport.Check(metric: "mean patch confidence", value: set.meanPatchConfidence,
+                                                     tolerance: String(format: ">= %g", c), passed: set.meanPatchConfidence >= c))
+        }
+
+        func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+            let fill = String(repeating: " ", count: max(0, width - text.count))
+            return left ? text + fill : fill + text
+        }
+        print(pad("condition", 28, left: true) + pad("lux", 7) + pad("ΔE00 mean", 10) + pad("ΔE00 max", 10) + pad("conf", 8)
+              + pad("cw conf", 9) + "  decision")
+        for s in scores {
+            print(pad(s.name, 28, left: true) + pad(s.ambientLux.map { String(format: "%.0f", $0) } ?? "-", 7)
+                  + String(format: "%10.2f%10.2f%8.3f%9.3f  ", s.meanDeltaE2000, s.maxDeltaE2000, s.meanPatchConfidence, s.centerWeightedConfidence)
+                  + s.decision.rawValue)
+        }
+        print(String(format: "set of %d: accuracy mean %.2f max %.2f ΔE00; repeatability mean %.3f p90 %.3f ΔE00; variance reduction %.1f %%; patch confidence %.3f; decisions %@",
+                     scores.count, set.meanAccuracy, set.maxAccuracy, set.meanRepeatability, set.p90Repeatability,
+                     100 * set.varianceReduction, set.meanPatchConfidence,
+                     set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        for c in checks {
+            print(String(format: "%@ %@: %.3f (tolerance %@)", c.passed ? "pass" : "FAIL", c.metric, c.value, c.tolerance))
+        }
+
+        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json"].map { (f as NSString).appendingPathComponent($0) } }
+        if let path = json {
+            let document: JSONValue = .object([
+                "version": .string(ConstantColorVersion.current), "directory": .string(directory),
+                "camera": .string(camera), "flash": .string(flash),
+                "set": set.json, "accuracyToleranceConditions": .number(Double(accuracyConditions.count)),
+                "checks": .array(checks.map { .object(["metric": .string($0.metric), "value": .number($0.value),
+                                                        "tolerance": .string($0.tolerance), "passed": .bool($0.passed)]) }),
+                "conditions": .array(scores.map(\.json)),
+            ])
+            try AtomicFile.write(document.encodedData(), to: path, protectedPaths: inputs)
+        }
+        if let path = html {
+            let page = ValidationHTMLReport.html(title: "Constant Color validation: \((directory as NSString).lastPathComponent)",
+                                                 conditions: scores, set: set, checks: checks, profiles: "\(camera), \(flash)")
+            try AtomicFile.write(Data(page.utf8), to: path, protectedPaths: inputs)
+        }
+        let failed = checks.filter { !$0.passed }
+        if !failed.isEmpty {
+            throw CheckFailed(message: failed.map { String(format: "%@ %.3f (tolerance %@)", $0.metric, $0.value, $0.tolerance) }.joined(separator: "; "))
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+@Suite("constant-color calibrate chart / validate")
+struct CalibrateValidateCLITests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let darkroom = root + "/fixtures/colorchecker/darkroom/darkroom.tif"
+    static let darkroomTruth = root + "/fixtures/colorchecker/darkroom/truth.json"
+
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cc-calib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func chartArguments(_ capture: String, chart: String, out: URL) -> [String] {
+        ["calibrate", "chart", capture, "--chart", chart, "--black-level", "1024", "--white-level", "60000",
+         "--camera-out", out.appendingPathComponent("cam.json").path, "--flash-out", out.appendingPathComponent("flash.json").path]
+    }
+
+    @Test("calibrate chart on the committed dark-room capture writes both profiles with the fit in the metadata")
+    func calibrateChart() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir))
+        #expect(r.status == 0, "\(r.stderr)")
+        let camera = try CameraProfile(path: dir.appendingPathComponent("cam.json").path)
+        let flash = try FlashProfile(path: dir.appendingPathComponent("flash.json").path)
+        #expect(abs(camera.noise.gainElectronsPerDN / 0.25 - 1) <= 0.15)
+        let mean = try #require(flash.metadata["fitMeanDeltaE2000"]?.double)
+        #expect(mean <= 2.0)
+        #expect(flash.metadata["patches"]?.array?.count == 24)
+        let w = flash.matrixToXYZD65 * SIMD3(1, 1, 1), d65 = WhitePoint.d65XYZ
+        #expect(abs(w.x - d65.x) < 1e-9 && abs(w.y - 1) < 1e-9 && abs(w.z - d65.z) < 1e-9)
+    }
+
+    /// Exit 2, exactly one error line mentioning each of `mentions`, no outputs left.
+    func expectBadInput(_ arguments: [String], in dir: URL, mentions: [String]) throws {
+        let r = try CLI.run(arguments)
+        #expect(r.status == 2, "status \(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        for m in mentions { #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") && ($0.hasPrefix("cam") || $0.hasPrefix("flash")) || $0.contains(".tmp") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test("bad inputs: a patch outside the image, malformed JSON, most patches clipped, a missing file")
+    func badInputs() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A patch outside the image.
+        var truth = try JSONValue.read(path: Self.darkroomTruth).object!
+        var chart = truth["chart"]!.object!
+        var patches = chart["patches"]!.array!
+        var first = patches[0].object!
+        first["center"] = .array([.number(5000), .number(10)])
+        patches[0] = .object(first); chart["patches"] = .array(patches); truth["chart"] = .object(chart)
+        let outside = dir.appendingPathComponent("outside.json").path
+        try JSONValue.object(truth).encodedData().write(to: URL(fileURLWithPath: outside))
+        try expectBadInput(chartArguments(Self.darkroom, chart: outside, out: dir), in: dir, mentions: ["dark skin", "darkroom.tif", "outside"])
+        // Malformed JSON.
+        let malformed = dir.appendingPathComponent("malformed.json").path
+        try Data("{\"patches\": [".utf8).write(to: URL(fileURLWithPath: malformed))
+        try expectBadInput(chartArguments(Self.darkroom, chart: malformed, out: dir), in: dir, mentions: ["malformed.json"])
+        // Most patches clipped: the capture with 8 times the exposure.
+        let decoded = try TIFFReader.read(path: Self.darkroom)
+        var bright = decoded.image
+        for i in bright.samples.indices { bright.samples[i] = min(60000, 1024 + 8 * (bright.samples[i] - 1024)) }
+        let clipped = dir.appendingPathComponent("clipped.tif").path
+        try TIFFWriter.write(bright, to: clipped, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        try expectBadInput(chartArguments(clipped, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["clipped.tif", "mostly clipped"])
+        // A missing file.
+        let missing = dir.appendingPathComponent("missing.tif").path
+        try expectBadInput(chartArguments(missing, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["missing.tif"])
+        // validate: a folder without conditions.
+        let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/chart-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/chart-phosphor-led-yag.flash.json"])
+        #expect(r.status == 2 && r.stderr.contains("no condition folders"), "\(r.stderr)")
+    }
+
+    /// Independent scoring of one condition: fuse, per-channel median over the patch square (pixel
+    /// centers inside it), one exposure scale (median Y ratio over the last six patches), Lab, ΔE00.
+    static func independentLab(folder: String, camera: CameraProfile, flash: FlashProfile) throws -> (lab: [SIMD3<Double>], deltaE: [Double]) {
+        let truth = try JSONValue.read(path: folder + "/truth.json").object!
+        let patches = truth["chart"]!.object!["patches"]!.array!.map { $0.object! }
+        let f = try TIFFReader.read(path: folder + "/flash.tif"), a = try TIFFReader.read(path: folder + "/ambient.tif")
+        var options = FusionOptions()
+        options.linearSpace = .xyz
+        let result = try FusionPipeline.run(flash: RawFrame(image: f.image, exposure: f.exposure.settings!, name: "f"),
+                                            ambient: RawFrame(image: a.image, exposure: a.exposure.settings!, name: "a"),
+                                            camera: camera, flashProfile: flash, options: options)
+        var measured: [SIMD3<Double>] = [], reference: [SIMD3<Double>] = []
+        for p in patches {
+            let c = p["center"]!.doubles!, h = p["halfSize"]!.double!, l = p["lab"]!.doubles!
+            reference.append(SIMD3(l[0], l[1], l[2]))
+            var m = SIMD3<Double>(0, 0, 0)
+            for ch in 0..<3 {
+                var v: [Double] = []
+                for y in 0..<result.linear.height where Double(y) + 0.5 >= c[1] - h && Double(y) + 0.5 < c[1] + h {
+                    for x in 0..<result.linear.width where Double(x) + 0.5 >= c[0] - h && Double(x) + 0.5 < c[0] + h {
+                        v.append(Double(result.linear[x, y, ch]))
+                    }
+                }
+                v.sort()
+                m[ch] = v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+            }
+            measured.append(m)
+        }
+        let white = WhitePoint.d65XYZ
+        let ratios = (18..<24).map { ColorScience.xyz(fromLab: reference[$0], white: white).y / measured[$0].y }.sorted()
+        let k = (ratios[2] + ratios[3]) / 2
+        let lab = measured.map { ColorScience.lab(fromXYZ: $0 * k, white: white) }
+        return (lab, zip(lab, reference).map { ColorScience.ciede2000($0, $1) })
+    }
+
+    @Test("validate on three committed conditions reports the numbers computed here independently")
+    func validateMatchesIndependentScoring() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let names = ["10lux-3000K-on", "200lux-4000K-on", "800lux-5000K-on"]
+        for n in names {
+            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/" + n, toPath: dir.appendingPathComponent(n).path)
+        }
+        let cameraPath = Self.root + "/calibration/synthetic-nikon5100.camera.json"
+        let flashPath = Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"
+        let json = dir.appendingPathComponent("report.json").path, html = dir.appendingPathComponent("report.html").path
+        let r = try CLI.run(["validate", dir.path, "--camera", cameraPath, "--flash", flashPath, "--json", json, "--html", html])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").filter { $0.contains("[") && $0.contains("/3]") }.count == 3, "progress: \(r.stderr)")
+        for n in names { #expect(r.stdout.contains(n)) }
+        let report = try JSONValue.read(path: json).object!
+        let conditions = report["conditions"]!.array!.map { $0.object! }
+        let camera = try CameraProfile(path: cameraPath), flash = try FlashProfile(path: flashPath)
+        var labs: [[SIMD3<Double>]] = []
+        for (n, c) in zip(names, conditions) {
+            #expect(c["name"]?.string == n)
+            let (lab, deltaE) = try Self.independentLab(folder: dir.appendingPathComponent(n).path, camera: camera, flash: flash)
+            labs.append(lab)
+            let reported = c["accuracyMeanDeltaE2000"]!.double!
+            #expect(abs(reported - deltaE.reduce(0, +) / 24) < 1e-6, "\(n): \(reported) vs \(deltaE.reduce(0, +) / 24)")
+            let perPatch = c["patches"]!.array!.map { $0.object!["deltaE2000"]!.double! }
+            #expect(zip(perPatch, deltaE).allSatisfy { abs($0 - $1) < 1e-6 })
+        }
+        // Repeatability: per patch, mean ΔE00 from the mean Lab over the conditions; then the mean.
+        var repeatability = 0.0
+        for p in 0..<24 {
+            let mean = labs.map { $0[p] }.reduce(.zero, +) / Double(labs.count)
+            repeatability += labs.map { ColorScience.ciede2000($0[p], mean) }.reduce(0, +) / Double(labs.count) / 24
+        }
+        let set = report["set"]!.object!
+        #expect(abs(set["repeatabilityMeanDeltaE2000"]!.double! - repeatability) < 1e-6)
+        // The HTML page is self-contained: inline SVG, no external references.
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("<svg") && page.contains("CIEDE2000") && !page.contains("src=") && !page.contains("href=") && !page.contains("<script"))
+        // A tolerance that cannot be met: exit 1.
+        let strict = try CLI.run(["validate", dir.path, "--camera", cameraPath, "--flash", flashPath, "--max-accuracy", "0.1"])
+        #expect(strict.status == 1 && strict.stderr.contains("check failed"), "\(strict.stderr)")
+    }
+}
