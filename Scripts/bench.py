@@ -113,6 +113,21 @@ def compare_outputs(python, out_dir):
             "confidenceMeanAbsDiff": float(out[2])}
 
 
+def registration_error(report, truth_path, width, height):
+    """Largest distance (px) between the reported and the true ambient position of the frame's
+    corners and centre (synth's truth.json); so that a faster pipeline is seen to stay as accurate."""
+    with open(truth_path) as f:
+        t = json.load(f)["ambientFromFlash"]["matrix"]
+    m = report["registration"]["ambientFromFlash"]
+
+    def apply(a, x, y):
+        z = a[2][0] * x + a[2][1] * y + a[2][2]
+        return ((a[0][0] * x + a[0][1] * y + a[0][2]) / z, (a[1][0] * x + a[1][1] * y + a[1][2]) / z)
+    points = [(0, 0), (width, 0), (0, height), (width, height), (width / 2, height / 2)]
+    return max(((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5
+               for p, q in ((apply(m, x, y), apply(t, x, y)) for x, y in points))
+
+
 def fmt_stat(s, unit="", digits=3):
     return f"{s['median']:.{digits}f}{unit} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
 
@@ -173,7 +188,9 @@ def main():
                  "ours": {**summarize(measured["ours"]), "runs": measured["ours"]},
                  "peer": {**summarize(measured["peer"]), "runs": measured["peer"]},
                  "agreement": compare_outputs(args.python, out_dir),
-                 "meanConfidence": {t: reports[t]["centerWeightedMeanConfidence"] for t in reports}}
+                 "meanConfidence": {t: reports[t]["centerWeightedMeanConfidence"] for t in reports},
+                 "registrationMaxErrorPx": {t: registration_error(reports[t], os.path.join(pair, "truth.json"),
+                                                                   width, height) for t in reports}}
         o, q = entry["ours"], entry["peer"]
         entry["ratioOursToPeer"] = {
             "wallMedian": o["wallSeconds"]["median"] / q["wallSeconds"]["median"],
@@ -212,12 +229,14 @@ def print_table(results):
             s = e[tool]
             print(f"| {key} | {tool} | {fmt_stat(s['wallSeconds'])} | {fmt_stat(s['cpuSeconds'], digits=2)} | "
                   f"{fmt_stat(s['peakRSSMiB'], digits=0)} |")
-    print("\n| size | ours/peer wall | ours/peer CPU | ours/peer peak RSS | rendered |Δ| median (mean), 16-bit codes | confidence |Δ| mean |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| size | ours/peer wall | ours/peer CPU | ours/peer peak RSS | rendered |Δ| median (mean), 16-bit codes "
+          "| confidence |Δ| mean | registration error px, ours / peer | mean confidence, ours / peer |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for key, e in results["sizes"].items():
-        r, a = e["ratioOursToPeer"], e["agreement"]
+        r, a, g, c = e["ratioOursToPeer"], e["agreement"], e["registrationMaxErrorPx"], e["meanConfidence"]
         print(f"| {key} | {r['wallMedian']:.2f} | {r['cpuMedian']:.2f} | {r['peakRSSMedian']:.2f} | "
-              f"{a['renderedMedianAbsDiffCodes']:.0f} ({a['renderedMeanAbsDiffCodes']:.0f}) | {a['confidenceMeanAbsDiff']:.3f} |")
+              f"{a['renderedMedianAbsDiffCodes']:.0f} ({a['renderedMeanAbsDiffCodes']:.0f}) | {a['confidenceMeanAbsDiff']:.3f} | "
+              f"{g['ours']:.3f} / {g['peer']:.3f} | {c['ours']:.3f} / {c['peer']:.3f} |")
     if "scaling" in results:
         s = results["scaling"]
         big, small = results["sizes"].keys()
