@@ -70,6 +70,7 @@ struct FuseCommand: ParsableCommand {
         options.outputScale = outputScale
         options.registration.model = model == "auto" ? nil : MotionModel(rawValue: model)
         options.renderFallback = fallback != nil
+        options.produceLinear = linear != nil
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")
@@ -80,9 +81,9 @@ struct FuseCommand: ParsableCommand {
         if let confidence {
             try TIFFWriter.writeFloat(result.confidence, to: confidence, protectedPaths: inputs)
         }
-        if let linear {
+        if let linear, let linearImage = result.linear {
             let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
-            try TIFFWriter.write(result.linear, to: linear,
+            try TIFFWriter.write(linearImage, to: linear,
                                  options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
                                  protectedPaths: inputs)
         }

@@ -100,9 +100,9 @@ struct CalibrateValidateCLITests {
             var m = SIMD3<Double>(0, 0, 0)
             for ch in 0..<3 {
                 var v: [Double] = []
-                for y in 0..<result.linear.height where Double(y) + 0.5 >= c[1] - h && Double(y) + 0.5 < c[1] + h {
-                    for x in 0..<result.linear.width where Double(x) + 0.5 >= c[0] - h && Double(x) + 0.5 < c[0] + h {
-                        v.append(Double(result.linear[x, y, ch]))
+                for y in 0..<result.linear!.height where Double(y) + 0.5 >= c[1] - h && Double(y) + 0.5 < c[1] + h {
+                    for x in 0..<result.linear!.width where Double(x) + 0.5 >= c[0] - h && Double(x) + 0.5 < c[0] + h {
+                        v.append(Double(result.linear![x, y, ch]))
                     }
                 }
                 v.sort()

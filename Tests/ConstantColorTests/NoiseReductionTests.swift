@@ -24,13 +24,20 @@ struct NoiseReductionTests {
 
     static let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0, residualByModel: [:])
 
+    /// Builds the guided model and evaluates it in place (with the uncertainty planes recorded).
+    static func filter(_ d: inout DarkRoomEstimate, flash: LinearFrame) -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
+        let model = NoiseReduction().model(estimate: d, flash: flash)
+        let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
+        return Confidence.filterAndMap(estimate: &d, model: model, flash: flash, rendering: rendering, recordUncertainty: true)
+    }
+
     @Test("errors against the truth match the propagated variance (mean z² near 1), and noise drops several-fold")
     func honestVariance() {
         let scene = SyntheticScene()
         let (f, a, truth) = frames(scene)
         let raw = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
         var filtered = raw
-        NoiseReduction().apply(to: &filtered, flash: f)
+        let u = Self.filter(&filtered, flash: f).uncertainty!
         let n = truth.pixelCount, w = truth.width, h = truth.height
         var z2: Double = 0, count = 0.0, outliers = 0.0, rawError: Double = 0, filteredError: Double = 0
         for c in 0..<3 {
@@ -38,8 +45,8 @@ struct NoiseReductionTests {
                 for x in 2..<(w - 2) {
                     let i = c * n + y * w + x, p = y * w + x
                     let guideVariance = (0..<3).map { Double(f.noise.variance(f.image.samples[$0 * n + p])) }.reduce(0, +)
-                    let gain = Double(filtered.guideGain!.samples[i])
-                    let variance = Double(filtered.variance.samples[i]) + gain * gain * guideVariance
+                    let gain = Double(u.guideGain.samples[i])
+                    let variance = Double(u.variance.samples[i]) + gain * gain * guideVariance
                     let e = Double(filtered.difference.samples[i] - truth.samples[i])
                     z2 += e * e / variance; count += 1
                     if e * e > 9 * variance { outliers += 1 }
@@ -64,7 +71,7 @@ struct NoiseReductionTests {
     func unbiased() {
         let (f, a, truth) = frames(SyntheticScene())
         var d = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
-        NoiseReduction().apply(to: &d, flash: f)
+        _ = Self.filter(&d, flash: f)
         // Inside the green square (100, 40, half-size 16), away from its edges.
         let n = truth.pixelCount, w = truth.width
         for c in 0..<3 {

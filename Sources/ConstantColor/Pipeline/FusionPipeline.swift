@@ -27,6 +27,8 @@ public struct FusionOptions: Sendable {
     public var primaries: OutputPrimaries = .displayP3
     /// Space of the linear measurement output.
     public var linearSpace: LinearOutputSpace = .rgb
+    /// Whether to produce the linear measurement output (`FusionResult.linear`).
+    public var produceLinear = true
     /// Decision threshold on the center-weighted mean confidence.
     public var threshold: Double = ConfidenceSummary.defaultThreshold
     /// A fixed output exposure (linear output units per normalized unit); automatic when nil.
@@ -67,8 +69,9 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
 public struct FusionResult: Sendable {
     /// The rendered image as 16-bit code values (0…65535 in `Float`), gap-filled, tone-mapped, γ 2.2.
     public var rendered16: PlanarImage
-    /// The linear, un-tone-mapped, not gap-filled dark-room rendering (`options.linearSpace`).
-    public var linear: PlanarImage
+    /// The linear, un-tone-mapped, not gap-filled (noise-reduced) dark-room rendering in
+    /// `options.linearSpace`; nil unless `options.produceLinear`.
+    public var linear: PlanarImage?
     /// Confidence in [0, 1], one plane.
     public var confidence: PlanarImage
     /// The ambient frame rendered as a normal photo (16-bit code values), when asked for.
@@ -112,31 +115,29 @@ public enum FusionPipeline {
         // 4. Dark-room estimate.
         var D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
         timings.lap("darkRoom")
-        options.noiseReduction.apply(to: &D, flash: F)
-        timings.lap("noiseReduction")
 
-        // 5. Color rendering (exposure from the usable, well-exposed part of D).
+        // 5. Color rendering's exposure, from the usable, well-exposed part of D.
         var rendering = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
         let scale = options.outputScale ?? ColorRendering.automaticScale(
-            cameraToXYZ: rendering.cameraToXYZ, image: D.difference, usable: D.flags.map { $0 == 0 })
+            cameraToXYZ: rendering.cameraToXYZ, image: D.difference, flags: D.flags)
         rendering = rendering.withScale(scale)
-        let darkRoomRGB = rendering.linearOutput(D.difference, space: .rgb)
-        let linear = options.linearSpace == .rgb ? darkRoomRGB : rendering.linearOutput(D.difference, space: .xyz)
-        timings.lap("render")
 
-        // 6. Confidence.
-        let confidence = Confidence.map(estimate: D, flash: F, rendering: rendering, registration: registration,
-                                        exposureRatioUncertainty: options.exposureRatioUncertainty)
+        // 4b + 6. The flash-guided model of D, then in one pass the noise-reduced D and the confidence.
+        let model = options.noiseReduction.model(estimate: D, flash: F)
+        timings.lap("noiseReduction")
+        let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
+                                                 exposureRatioUncertainty: options.exposureRatioUncertainty).confidence
         timings.lap("confidence")
+        let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
 
-        // 7. Gap fill toward the flash frame, then the global tone curve and γ 2.2.
+        // 7. Gap fill toward the flash frame, the global tone curve and γ 2.2, in one pass.
         let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
                                                        confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
-        let flashRGB = rendering.withScale(flashScale).linearOutput(F.image, space: .rgb)
-        let filled = GapFill.blend(darkRoom: darkRoomRGB, flashFrame: flashRGB, confidence: confidence)
         let curve = ToneCurve()
-        let rendered16 = curve.encode16(filled)
-        timings.lap("gapFillAndEncode")
+        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: F.image, confidence: confidence,
+                                          darkRoomMatrix: rendering.matrix(to: .rgb),
+                                          flashMatrix: rendering.withScale(flashScale).matrix(to: .rgb), curve: curve)
+        timings.lap("renderAndEncode")
 
         // 8. Summary, decision, fallback.
         let mean = ConfidenceSummary.centerWeightedMean(confidence)

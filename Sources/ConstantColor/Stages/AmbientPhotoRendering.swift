@@ -25,8 +25,7 @@ public enum AmbientPhotoRendering {
     /// The linear rendering (output primaries, automatic exposure over unclipped pixels).
     public static func render(_ frame: LinearFrame, flash: FlashProfile, primaries: OutputPrimaries) -> (image: PlanarImage, rendering: ColorRendering) {
         let toXYZ = grayWorldCameraToXYZ(frame, flash: flash)
-        let usable = frame.clipped.map { $0 == 0 }
-        let scale = ColorRendering.automaticScale(cameraToXYZ: toXYZ, image: frame.image, usable: usable)
+        let scale = ColorRendering.automaticScale(cameraToXYZ: toXYZ, image: frame.image, flags: frame.clipped)
         let rendering = ColorRendering(cameraToXYZ: toXYZ, primaries: primaries, scale: scale)
         return (rendering.linearOutput(frame.image), rendering)
     }

@@ -61,8 +61,9 @@ public struct ColorRendering: Sendable {
     public static let automaticTarget = 0.9
 
     /// A global exposure that maps the 99th percentile of luminance `Y` over the usable pixels
-    /// (`usable[i] == true`; all pixels when nil) to 0.9. Returns 1 when there is no signal.
-    public static func automaticScale(cameraToXYZ: Matrix3, image: PlanarImage, usable: [Bool]? = nil) -> Double {
+    /// (`flags[i] == 0`, e.g. `PixelFlag`s or clipping marks; all pixels when nil) to 0.9.
+    /// Returns 1 when there is no signal.
+    public static func automaticScale(cameraToXYZ: Matrix3, image: PlanarImage, flags: [UInt8]? = nil) -> Double {
         let n = image.pixelCount
         let row = cameraToXYZ.rows[1].map { Float($0) }
         // Subsample for speed: at most ~1 M samples on a regular grid.
@@ -73,7 +74,7 @@ public struct ColorRendering: Sendable {
             for y in stride(from: 0, to: image.height, by: step) {
                 for x in stride(from: 0, to: image.width, by: step) {
                     let i = y * image.width + x
-                    if let u = usable, !u[i] { continue }
+                    if let u = flags, u[i] != 0 { continue }
                     let yv = row[0] * s[i] + row[1] * s[n + i] + row[2] * s[2 * n + i]
                     if yv.isFinite && yv > 0 { values.append(yv) }
                 }

@@ -10,14 +10,15 @@ public enum PixelFlag {
 
 /// Stage 4 of SPEC: the image the scene would give lit by the flash alone, `D = F − A`, with its
 /// per-channel noise variance (flash and registered-ambient variances add; independent frames).
+/// The variance is not stored: it is an affine function of `F` and `A = F − D` given by the two
+/// frames' noise models (`variance(flash:difference:)`), evaluated where it is needed.
 public struct DarkRoomEstimate: Sendable {
     /// `F − A` in normalized camera RGB, 3 planes, flash-frame geometry.
     public var difference: PlanarImage
-    /// Noise variance of each channel of `difference`, 3 planes; independent between channels.
-    public var variance: PlanarImage
-    /// After `NoiseReduction`: per channel, the gain `ā_c` with which the flash guide's pixel noise
-    /// (`δ(F_r + F_g + F_b)`, one error shared by the channels) enters `difference`; nil before.
-    public var guideGain: PlanarImage?
+    /// Noise of the flash frame.
+    public var flashNoise: FrameNoise
+    /// Noise of the ambient frame (its resampling's averaging is not credited: conservative).
+    public var ambientNoise: FrameNoise
     /// `PixelFlag` bits per pixel.
     public var flags: [UInt8]
 
@@ -27,7 +28,6 @@ public struct DarkRoomEstimate: Sendable {
         let w = flash.image.width, h = flash.image.height, n = w * h
         precondition(ambient.image.width == w && ambient.image.height == h)
         var difference = PlanarImage(width: w, height: h, channelCount: 3)
-        var variance = PlanarImage(width: w, height: h, channelCount: 3)
         var flags = [UInt8](repeating: 0, count: n)
         let hm = registration.ambientFromFlash
         let m = hm.m.map { $0 }
@@ -38,10 +38,9 @@ public struct DarkRoomEstimate: Sendable {
         flash.clipped.withUnsafeBufferPointer { fcBuffer in
         ambient.clipped.withUnsafeBufferPointer { acBuffer in
         difference.samples.withUnsafeMutableBufferPointer { dBuffer in
-        variance.samples.withUnsafeMutableBufferPointer { vBuffer in
         flags.withUnsafeMutableBufferPointer { flBuffer in
             let inputs = UncheckedSendableBox((fBuffer, aBuffer, fcBuffer, acBuffer))
-            let d = SharedMutableBuffer(dBuffer), v = SharedMutableBuffer(vBuffer)
+            let d = SharedMutableBuffer(dBuffer)
             let fl = SharedMutableBuffer(flBuffer)
             forEachRowBand(rowCount: h) { rows in
                 let (f, a, fc, ac) = inputs.value
@@ -73,17 +72,19 @@ public struct DarkRoomEstimate: Sendable {
                             flag |= PixelFlag.noAmbientSample
                         }
                         d[i] = fr - ar; d[n + i] = fg - ag; d[2 * n + i] = fb - ab
-                        // Conservative: the interpolation's averaging of ambient noise is not credited.
-                        v[i] = fn.variance(fr) + an.variance(ar)
-                        v[n + i] = fn.variance(fg) + an.variance(ag)
-                        v[2 * n + i] = fn.variance(fb) + an.variance(ab)
                         fl[i] = flag
                     }
                 }
             }
-        }}}}}}}
+        }}}}}}
         self.difference = difference
-        self.variance = variance
         self.flags = flags
+        flashNoise = fn
+        ambientNoise = an
+    }
+
+    /// Noise variance of a channel of `D` whose flash value is `f` and difference `d`.
+    @inlinable public func variance(flash f: Float, difference d: Float) -> Float {
+        flashNoise.variance(f) + ambientNoise.variance(f - d)
     }
 }

@@ -38,6 +38,44 @@ public enum GapFill {
         return out
     }
 
+    /// The rendered output in one pass: the dark-room estimate and the flash frame (both camera RGB)
+    /// through their matrices to linear output RGB, blended by confidence as `blend` does, then the
+    /// global tone curve and γ to 16-bit code values (0…65535 as `Float`).
+    public static func render16(darkRoom: PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage,
+                                darkRoomMatrix: Matrix3, flashMatrix: Matrix3, curve: ToneCurve) -> PlanarImage {
+        precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)
+        let n = darkRoom.pixelCount, w = darkRoom.width
+        let md = darkRoomMatrix.floats, mf = flashMatrix.floats
+        let dRows = (SIMD3(md[0], md[1], md[2]), SIMD3(md[3], md[4], md[5]), SIMD3(md[6], md[7], md[8]))
+        let fRows = (SIMD3(mf[0], mf[1], mf[2]), SIMD3(mf[3], mf[4], mf[5]), SIMD3(mf[6], mf[7], mf[8]))
+        var out = PlanarImage(width: darkRoom.width, height: darkRoom.height, channelCount: 3)
+        curve.withTable { tBuffer, domain, size in
+        darkRoom.samples.withUnsafeBufferPointer { dBuffer in
+        flashFrame.samples.withUnsafeBufferPointer { fBuffer in
+        confidence.samples.withUnsafeBufferPointer { cBuffer in
+        out.samples.withUnsafeMutableBufferPointer { oBuffer in
+            let inputs = UncheckedSendableBox((tBuffer, dBuffer, fBuffer, cBuffer))
+            let o = SharedMutableBuffer(oBuffer)
+            forEachRowBand(rowCount: darkRoom.height) { rows in
+                let (t, d, f, c) = inputs.value
+                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                    let dc = SIMD3(d[i], d[n + i], d[2 * n + i])
+                    var rgb = SIMD3((dRows.0 * dc).sum(), (dRows.1 * dc).sum(), (dRows.2 * dc).sum())
+                    let a = weight(confidence: c[i])
+                    if a < 1 {
+                        let fc = SIMD3(f[i], f[n + i], f[2 * n + i])
+                        let flashRGB = SIMD3((fRows.0 * fc).sum(), (fRows.1 * fc).sum(), (fRows.2 * fc).sum())
+                        rgb = a * rgb + (1 - a) * flashRGB
+                    }
+                    o[i] = ToneCurve.code16(rgb.x, table: t, domain: domain, size: size)
+                    o[n + i] = ToneCurve.code16(rgb.y, table: t, domain: domain, size: size)
+                    o[2 * n + i] = ToneCurve.code16(rgb.z, table: t, domain: domain, size: size)
+                }
+            }
+        }}}}}
+        return out
+    }
+
     /// The exposure that makes the flash frame's rendering as bright as the dark-room rendering
     /// where the estimate is trusted: the median of `Y_D / Y_F` over pixels with confidence ≥ 0.5.
     public static func matchingScale(darkRoomCamera: PlanarImage, flashCamera: PlanarImage,

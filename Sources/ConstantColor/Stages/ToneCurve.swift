@@ -60,26 +60,36 @@ public struct ToneCurve: Sendable {
         return table[i] + f * (table[i + 1] - table[i])
     }
 
+    /// Calls `body` with the table, its domain and its size, for kernels that encode in their own loop
+    /// (`code16(_:table:domain:)`).
+    public func withTable<R>(_ body: (UnsafeBufferPointer<Float>, Float, Int) -> R) -> R {
+        table.withUnsafeBufferPointer { body($0, domain, Self.tableSize) }
+    }
+
+    /// Tone + encoding of one linear value as a 16-bit code value (0…65535 as `Float`, NaN → 0),
+    /// from the table given by `withTable`.
+    @inlinable public static func code16(_ x: Float, table t: UnsafeBufferPointer<Float>, domain: Float, size: Int) -> Float {
+        guard x > 0 else { return 0 }  // also maps NaN to 0
+        let u = min(1, (x / domain).squareRoot()) * Float(size)
+        let k = min(size - 1, Int(u))
+        let v = t[k] + (u - Float(k)) * (t[k + 1] - t[k])
+        return Float(Int32(v * 65535 + 0.5))  // v ≥ 0: truncation after +0.5 rounds (no libm call)
+    }
+
     /// Encodes a linear image to 16-bit code values (0…65535 as `Float`), in parallel row bands.
     public func encode16(_ image: PlanarImage) -> PlanarImage {
         var out = PlanarImage(width: image.width, height: image.height, channelCount: image.channelCount)
         let w = image.width, planes = image.channelCount, n = image.pixelCount
-        table.withUnsafeBufferPointer { tBuffer in
+        withTable { tBuffer, domain, size in
             image.samples.withUnsafeBufferPointer { sBuffer in
                 out.samples.withUnsafeMutableBufferPointer { oBuffer in
                     let inputs = UncheckedSendableBox((tBuffer, sBuffer))
                     let o = SharedMutableBuffer(oBuffer)
-                    let size = Self.tableSize, domain = self.domain
                     forEachRowBand(rowCount: image.height) { rows in
                         let (t, s) = inputs.value
                         for c in 0..<planes {
                             for i in (c * n + rows.lowerBound * w)..<(c * n + rows.upperBound * w) {
-                                let x = s[i]
-                                guard x > 0 else { o[i] = 0; continue }  // also maps NaN to 0
-                                let u = min(1, (x / domain).squareRoot()) * Float(size)
-                                let k = min(size - 1, Int(u))
-                                let v = t[k] + (u - Float(k)) * (t[k + 1] - t[k])
-                                o[i] = (v * 65535).rounded()
+                                o[i] = Self.code16(s[i], table: t, domain: domain, size: size)
                             }
                         }
                     }

@@ -61,7 +61,7 @@ public enum ValidationRun {
         let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering
         let ambientXYZ = ambientRendering.linearOutput(ambientFrame.image, space: .xyz)
         return try ValidationScoring.score(
-            name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear,
+            name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash, file: path("flash.tif"))
