@@ -134,33 +134,40 @@ public enum Confidence {
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
-    /// Cube root of a positive finite `t`: exponent-thirding first guess, then two Newton steps
-    /// (relative error below 1e-5; σ needs no more, and libm's `cbrtf` is the hot loop's cost).
-    @inlinable static func fastCubeRoot(_ t: Float) -> Float {
-        var y = Float(bitPattern: t.bitPattern / 3 &+ 709_921_077)
-        y = (2 * y + t / (y * y)) * (1.0 / 3)
-        y = (2 * y + t / (y * y)) * (1.0 / 3)
+    /// Cube roots of positive finite values: exponent-thirding first guess, then two Newton steps
+    /// (relative error below 1e-5; σ needs no more, and libm's `cbrtf` was the hot loop's cost).
+    @inline(__always) @usableFromInline static func fastCubeRoot(_ t: SIMD4<Float>) -> SIMD4<Float> {
+        @inline(__always) func guess(_ v: Float) -> Float { Float(bitPattern: v.bitPattern / 3 &+ 709_921_077) }
+        var y = SIMD4<Float>(guess(t.x), guess(t.y), guess(t.z), guess(t.w))
+        let third = SIMD4<Float>(repeating: 1.0 / 3)
+        for _ in 0..<2 {
+            let y2: SIMD4<Float> = y * y
+            let q: SIMD4<Float> = t / y2
+            let twice: SIMD4<Float> = y + y
+            y = (twice + q) * third
+        }
         return y
     }
 
-    /// Derivative of the CIELAB function f(t) (t^(1/3) above (6/29)³, linear below; CIE 15:2004).
-    @inlinable static func labSlope(_ t: Float) -> Float {
+    /// Derivative of the CIELAB function f(t) (t^(1/3) above (6/29)³, linear below; CIE 15:2004),
+    /// for X/Xn, Y/Yn, Z/Zn at once (the fourth lane is padding).
+    @inline(__always) @usableFromInline static func labSlope(_ t: SIMD4<Float>) -> SIMD4<Float> {
         let t0: Float = 216.0 / 24389.0  // (6/29)³
-        if t > t0 {
-            let c = fastCubeRoot(t)
-            return 1 / (3 * c * c)
-        }
-        return 841.0 / 108.0  // 1 / (3 (6/29)²)
+        let c = fastCubeRoot(t.replacing(with: t0, where: .!(t .> t0)))  // NaN-safe: not above → t0
+        let cube = 1 / (3 * c * c)
+        return cube.replacing(with: 841.0 / 108.0, where: .!(t .> t0))  // 1 / (3 (6/29)²) below
     }
 
     /// Standard deviation (√ of the trace of the covariance) of L*, a*, b* for a pixel whose
     /// camera RGB has independent per-channel variances plus two independent, fully correlated error
     /// vectors (standard deviations) `systematic` and `guideNoise`; `mx, my, mz` are the rows of the
     /// camera→XYZ matrix divided by the white's X, Y, Z.
-    @inlinable static func labStandardDeviation(rgb: SIMD3<Float>, variance: SIMD3<Float>,
-                                                systematic: SIMD3<Float> = .zero, guideNoise: SIMD3<Float> = .zero,
-                                                mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>) -> Float {
-        let gx = labSlope((mx * rgb).sum()), gy = labSlope((my * rgb).sum()), gz = labSlope((mz * rgb).sum())
+    @inline(__always) @usableFromInline
+    static func labStandardDeviation(rgb: SIMD3<Float>, variance: SIMD3<Float>,
+                                     systematic: SIMD3<Float> = .zero, guideNoise: SIMD3<Float> = .zero,
+                                     mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>) -> Float {
+        let g = labSlope(SIMD4((mx * rgb).sum(), (my * rgb).sum(), (mz * rgb).sum(), 1))
+        let gx = g.x, gy = g.y, gz = g.z
         // Jacobian rows: ∂L*/∂rgb, ∂a*/∂rgb, ∂b*/∂rgb.
         let jL = 116 * gy * my, ja = 500 * (gx * mx - gy * my), jb = 200 * (gy * my - gz * mz)
         let independent = (variance * jL * jL).sum() + (variance * ja * ja).sum() + (variance * jb * jb).sum()

@@ -172,7 +172,7 @@ public struct GuidedModel: Sendable {
 
     /// Bilinear taps of full-resolution coordinate `i` (pixel centre `i + 0.5`) on a low-resolution
     /// axis of `count` samples: the two indices and the weight of the second.
-    @inlinable static func taps(_ i: Int, subsampling s: Int, count: Int) -> (Int, Int, Float) {
+    @inline(__always) @inlinable static func taps(_ i: Int, subsampling s: Int, count: Int) -> (Int, Int, Float) {
         let l = min(Float(count - 1), max(0, (Float(i) + 0.5) / Float(s) - 0.5))
         let i0 = min(Int(l), max(0, count - 2))
         return (i0, min(count - 1, i0 + 1), l - Float(i0))

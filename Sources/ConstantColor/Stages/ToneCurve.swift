@@ -68,7 +68,7 @@ public struct ToneCurve: Sendable {
 
     /// Tone + encoding of one linear value as a 16-bit code value (0…65535 as `Float`, NaN → 0),
     /// from the table given by `withTable`.
-    @inlinable public static func code16(_ x: Float, table t: UnsafeBufferPointer<Float>, domain: Float, size: Int) -> Float {
+    @inline(__always) @inlinable public static func code16(_ x: Float, table t: UnsafeBufferPointer<Float>, domain: Float, size: Int) -> Float {
         guard x > 0 else { return 0 }  // also maps NaN to 0
         let u = min(1, (x / domain).squareRoot()) * Float(size)
         let k = min(size - 1, Int(u))
