@@ -30,7 +30,7 @@ public struct CaptureEffects: Sendable, Equatable {
     /// Every effect on, with parameters drawn from `key` (e.g. the condition's name) so that each
     /// condition of a set gets its own faults: exposure metadata off by up to ±4 %, 100 or 120 Hz
     /// flicker of 10–40 % depth (every third condition also PWM-dimmed at 1–3 kHz), a 1.5–4 px shake
-    /// path, a skin-coloured disc (radius 27 px) moving 12–26 px, and a flash 25 % less blue at the frame's corners.
+    /// path, a skin-coloured disc (radius 27 px) moving 12–26 px, and a flash 12 % less blue at the edge radius (half the diagonal; Δxy ≈ 0.01 there).
     public static func allOn(key: String) -> CaptureEffects {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325          // FNV-1a (Fowler, Noll, Vo)
         for b in key.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
@@ -50,7 +50,7 @@ public struct CaptureEffects: Sendable, Equatable {
                                        ambientCenter: SIMD2(start.x + moveBy * cos(moveAngle) / 600,
                                                             start.y + moveBy * sin(moveAngle) / 400),
                                        radiusFraction: 0.045),
-            flashColorShading: FlashColorShading(blueLossAtEdge: 0.25))
+            flashColorShading: FlashColorShading(blueLossAtEdge: 0.12))
     }
 }
 
