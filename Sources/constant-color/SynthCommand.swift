@@ -14,8 +14,14 @@ struct SynthCommand: ParsableCommand {
             the --out folder (darkroom.tif for a capture without ambient light). Light: --preset NAME, or \
             --light SPEC@LUX[@PLACEMENT] (repeatable; SPEC = planckian:K[:DUV], daylight:K[:DUV], \
             file:lamp-fl11.json, led:PEAK_NM[:HALF_WIDTH]; PLACEMENT = uniform, left, right, spot:CX:CY:SIGMA), \
-            or --darkroom. --set committed|envelope|hard|all renders every preset of a set into \
-            --out/NAME. Spectral data come from --spectra or fixtures/spectra (CONSTANT_COLOR_SPECTRA).
+            or --darkroom. --set committed|envelope|hard|real-hard|all renders every preset of a set into \
+            --out/NAME (real-hard: envelope conditions and lamps with every capture fault on). \
+            Capture faults (issue 7), on any condition: --exposure-error, --flicker, --shake, \
+            --moving-object, --flash-shading, or --all-effects (each drawn from the condition's name; \
+            a flag given alongside overrides that effect). --truth-maps also writes labels.tif and \
+            ambient-labels.tif (8-bit material labels, 0 = mixed) and each material's reference \
+            L*a*b* (D65) in truth.json. Spectral data come from --spectra or fixtures/spectra \
+            (CONSTANT_COLOR_SPECTRA).
             """)
 
     @Option(help: "Output folder (for --set: the parent of one folder per condition).") var out: String?
@@ -39,6 +45,17 @@ struct SynthCommand: ParsableCommand {
     @Flag(help: "No noise (expected values, rounded).") var noNoise = false
     @Option(help: "TIFF compression: none, lzw or deflate.") var compression: String = "deflate"
     @Option(help: "Spectral data folder.") var spectra: String?
+    @Flag(help: "Write per-pixel truth: labels.tif, ambient-labels.tif and materials[] in truth.json.") var truthMaps = false
+    @Flag(help: "Every capture fault on, drawn from the condition's name.") var allEffects = false
+    @Option(help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
+    @Option(help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
+    @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation, 100 or 120).") var flicker: String?
+    @Option(help: "Rolling-shutter readout time of a frame, ms (with --flicker).") var readoutMs: Double = 20
+    @Option(help: "Flicker phase at the flash frame's start, cycles (default: from the seed).") var flickerPhase: Double?
+    @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
+    @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
+    @Option(help: "Moving object outline: disc or square.") var movingObjectShape: String = "disc"
+    @Option(help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
 
     func validate() throws {
         guard width >= 64, height >= 48, width <= 20000, height <= 20000 else {
@@ -50,10 +67,63 @@ struct SynthCommand: ParsableCommand {
         guard listPresets || modes == 1 else {
             throw ValidationError("give exactly one of --preset, --set, --light or --darkroom")
         }
-        if let set, !["committed", "envelope", "hard", "all"].contains(set) {
-            throw ValidationError("--set must be committed, envelope, hard or all")
+        if let set, !["committed", "envelope", "hard", "real-hard", "all"].contains(set) {
+            throw ValidationError("--set must be committed, envelope, hard, real-hard or all")
         }
+        if let e = exposureError, !(e >= 0 && e < 0.5) { throw ValidationError("--exposure-error must be in [0, 0.5)") }
+        if exposureError != nil && exposureFactors != nil { throw ValidationError("give --exposure-error or --exposure-factors, not both") }
+        guard readoutMs >= 0 && readoutMs.isFinite else { throw ValidationError("--readout-ms must be >= 0") }
+        guard ["disc", "square"].contains(movingObjectShape) else { throw ValidationError("--moving-object-shape must be disc or square") }
+        if let f = flashShading, !(f >= 0 && f <= 1) { throw ValidationError("--flash-shading must be in [0, 1]") }
+        _ = try effects(key: "check")
         guard flashLux > 0 else { throw ValidationError("--flash-lux must be positive") }
+    }
+
+    /// The capture faults asked for, for a condition called `key`.
+    func effects(key: String) throws -> CaptureEffects {
+        func numbers(_ text: String, _ option: String, counts: [Int]) throws -> [Double] {
+            let v = text.split(separator: text.contains(":") ? ":" : ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard counts.contains(v.count), v.allSatisfy({ $0?.isFinite == true }) else {
+                throw ValidationError("\(option) '\(text)': expected \(counts.map(String.init).joined(separator: " or ")) numbers")
+            }
+            return v.map { $0! }
+        }
+        var e = allEffects ? CaptureEffects.allOn(key: key) : .none
+        if let r = exposureError { e.exposureError = .random(maxRelative: r) }
+        if let t = exposureFactors {
+            let f = try numbers(t, "--exposure-factors", counts: [4])
+            guard f.allSatisfy({ $0 > 0 }) else { throw ValidationError("--exposure-factors must be positive") }
+            e.exposureError = .given(ExposureFactors(flashTime: f[0], flashGain: f[1], ambientTime: f[2], ambientGain: f[3]))
+        }
+        if let t = flicker {
+            let f = try numbers(t, "--flicker", counts: [2, 3, 4])
+            guard f[0] > 0, f[1] >= 0, f[1] <= 1, f.count < 3 || f[2] > 0, f.count < 4 || (f[3] > 0 && f[3] <= 1) else {
+                throw ValidationError("--flicker: HZ > 0, DEPTH in [0, 1], PWM_HZ > 0, DUTY in (0, 1]")
+            }
+            e.flicker = Flicker(frequencyHz: f[0], depth: f[1], pwmHz: f.count >= 3 ? f[2] : nil,
+                                pwmDuty: f.count == 4 ? f[3] : 0.5, frameReadoutSeconds: readoutMs / 1000,
+                                phaseCycles: flickerPhase)
+        } else if var f = e.flicker {
+            f.frameReadoutSeconds = readoutMs / 1000
+            if let p = flickerPhase { f.phaseCycles = p }
+            e.flicker = f
+        }
+        if let t = shake {
+            let f = try numbers(t, "--shake", counts: [2, 3])
+            guard f[0] >= 0 else { throw ValidationError("--shake: LENGTH must be >= 0") }
+            e.handShake = HandShake(lengthPx: f[0], angleDegrees: f[1], bowPx: f.count == 3 ? f[2] : 0)
+        }
+        if let t = movingObject {
+            let f = try numbers(t, "--moving-object", counts: [5])
+            guard f[4] > 0 && f[4] < 0.5 else { throw ValidationError("--moving-object: R must be in (0, 0.5)") }
+            e.movingObject = MovingObject(flashCenter: SIMD2(f[0], f[1]), ambientCenter: SIMD2(f[2], f[3]), radiusFraction: f[4],
+                                          shape: movingObjectShape == "square" ? .square : .disc)
+        } else if movingObjectShape == "square", var m = e.movingObject {
+            m.shape = .square
+            e.movingObject = m
+        }
+        if let a = flashShading { e.flashColorShading = FlashColorShading(blueLossAtEdge: a) }
+        return e
     }
 
     func run() throws {
@@ -78,6 +148,7 @@ struct SynthCommand: ParsableCommand {
             case "committed": conditions = SynthCondition.committedSet
             case "envelope": conditions = SynthCondition.envelopeSet
             case "hard": conditions = SynthCondition.hardSet + [.darkroom]
+            case "real-hard": conditions = SynthCondition.realHardSet
             default: conditions = SynthCondition.allPresets
             }
             jobs = conditions.map { c in
@@ -103,10 +174,24 @@ struct SynthCommand: ParsableCommand {
                                    motion: RigidMotion(translationXPx: m[0], translationYPx: m[1], rotationDegrees: m[2]))
             jobs = [(c, out, seed)]
         }
-        for (condition, folder, s) in jobs {
+        for (base, folder, s) in jobs {
+            var condition = base
+            let asked = try effects(key: condition.name)
+            if !asked.isEmpty && !condition.lights.isEmpty {
+                // Flags override the preset's own faults one by one.
+                var e = condition.effects
+                if asked.exposureError != nil { e.exposureError = asked.exposureError }
+                if asked.flicker != nil { e.flicker = asked.flicker }
+                if asked.handShake != nil { e.handShake = asked.handShake }
+                if asked.movingObject != nil { e.movingObject = asked.movingObject }
+                if asked.flashColorShading != nil { e.flashColorShading = asked.flashColorShading }
+                condition.effects = e
+            } else if !asked.isEmpty, let shading = asked.flashColorShading {
+                condition.effects.flashColorShading = shading       // a dark room has no ambient faults
+            }
             let start = Date()
             let capture = try renderer.render(condition, width: width, height: height, seed: s,
-                                              options: RenderOptions(noise: !noNoise))
+                                              options: RenderOptions(noise: !noNoise, truthMaps: truthMaps))
             let rendered = Date()
             try capture.write(toDirectory: folder, compression: comp)
             progress.say(String(format: "%@: %dx%d rendered in %.2f s, written in %.2f s", folder, width, height,

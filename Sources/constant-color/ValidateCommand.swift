@@ -16,7 +16,13 @@ struct ValidateCommand: ParsableCommand {
             over the set: accuracy (CIEDE2000 after one scalar exposure fit on the neutral patches), \
             repeatability (mean and 90th percentile over patches), variance reduction against the \
             ambient frame rendered with gray-world white balance, mean confidence on the patches and the \
-            decisions. --camera and --flash are required: the numbers depend on them. A plain-text \
+            decisions. Where a condition has per-pixel truth (truth.json labels + materials, from synth \
+            --truth-maps), the confidence honesty of issue 7 over its pixels (ΔE00 chroma: CIEDE2000 \
+            after matching each pixel's Y to the reference): among confidence >= 0.8, the fraction \
+            more than 3 from the truth; among pixels within 1.5, the fraction with confidence < 0.5. \
+            The ambient-to-flash exposure ratio: EXIF, the pipeline's estimate (report \
+            exposure.estimatedAmbientToFlashRatio, when present) and the truth. \
+            --camera and --flash are required: the numbers depend on them. A plain-text \
             table goes to standard output, one progress line per condition to standard error. Exit 1 \
             when a tolerance fails, 2 on bad input.
             """)
@@ -32,6 +38,12 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "Tolerance: mean repeatability, ΔE00.") var maxRepeatability: Double = 1.5
     @Option(help: "Tolerance: variance reduction against the ambient photo, 0...1.") var minVarianceReduction: Double = 0.9
     @Option(help: "Tolerance: mean confidence on the patches, 0...1 (not checked unless given).") var minPatchConfidence: Double?
+    @Option(help: "Tolerance: fraction of pixels with confidence >= 0.8 more than 3 ΔE00 chroma from the truth (issue 7: 0.01; not checked unless given).")
+    var maxConfidentWrong: Double?
+    @Option(help: "Tolerance: fraction of pixels within 1.5 ΔE00 chroma of the truth with confidence < 0.5 (issue 7: 0.1; not checked unless given).")
+    var maxAccurateLowConfidence: Double?
+    @Option(help: "Tolerance: max |estimated / true - 1| of the ambient-to-flash ratio (issue 7: 0.01; not checked unless given).")
+    var maxRatioError: Double?
 
     func validate() throws {
         for (name, v) in [("--max-accuracy", maxAccuracy), ("--max-repeatability", maxRepeatability)] where !(v >= 0 && v.isFinite) {
@@ -39,6 +51,10 @@ struct ValidateCommand: ParsableCommand {
         }
         if !(minVarianceReduction <= 1 && minVarianceReduction.isFinite) { throw ValidationError("--min-variance-reduction must be <= 1") }
         if let c = minPatchConfidence, !(c >= 0 && c <= 1) { throw ValidationError("--min-patch-confidence must be in [0, 1]") }
+        for (name, v) in [("--max-confident-wrong", maxConfidentWrong), ("--max-accurate-low-confidence", maxAccurateLowConfidence)] {
+            if let v, !(v >= 0 && v <= 1) { throw ValidationError("\(name) must be in [0, 1]") }
+        }
+        if let v = maxRatioError, !(v >= 0 && v.isFinite) { throw ValidationError("--max-ratio-error must be a finite number >= 0") }
     }
 
     func run() throws {
@@ -74,6 +90,23 @@ struct ValidateCommand: ParsableCommand {
                                                      tolerance: String(format: ">= %g", c), passed: set.meanPatchConfidence >= c))
         }
 
+        // Issue 7 tolerances: a figure that cannot be measured (no label map, no estimate) fails the check.
+        if let t = maxConfidentWrong {
+            let v = set.honesty?.confidentWrongFraction
+            checks.append(ValidationHTMLReport.Check(metric: "confident (>= 0.8) but > 3 ΔE00 chroma, fraction of pixels", value: v ?? .nan,
+                                                     tolerance: String(format: "<= %g", t), passed: v.map { $0 <= t } ?? false))
+        }
+        if let t = maxAccurateLowConfidence {
+            let v = set.honesty?.accurateLowConfidenceFraction
+            checks.append(ValidationHTMLReport.Check(metric: "within 1.5 ΔE00 chroma but confidence < 0.5, fraction of pixels", value: v ?? .nan,
+                                                     tolerance: String(format: "<= %g", t), passed: v.map { $0 <= t } ?? false))
+        }
+        if let t = maxRatioError {
+            let v = set.ratioErrorMax
+            checks.append(ValidationHTMLReport.Check(metric: "ambient-to-flash ratio estimate, max relative error", value: v ?? .nan,
+                                                     tolerance: String(format: "<= %g", t), passed: v.map { $0 <= t } ?? false))
+        }
+
         func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
             let fill = String(repeating: " ", count: max(0, width - text.count))
             return left ? text + fill : fill + text
@@ -89,17 +122,39 @@ struct ValidateCommand: ParsableCommand {
                      scores.count, set.meanAccuracy, set.maxAccuracy, set.meanRepeatability, set.p90Repeatability,
                      100 * set.varianceReduction, set.meanPatchConfidence,
                      set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        func pct(_ v: Double?) -> String { v.map { String(format: "%.2f %%", 100 * $0) } ?? "-" }
+        func ratio(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "-" }
+        if scores.contains(where: { $0.honesty != nil || $0.exposureRatio?.estimated != nil || $0.exposureRatio?.effective != nil }) {
+            print("confidence honesty (ΔE00 chroma per pixel) and ambient-to-flash exposure ratio:")
+            print(pad("condition", 28, left: true) + pad("conf>=0.8", 10) + pad(">3 ΔE", 9) + pad("<=1.5 ΔE", 9) + pad("conf<0.5", 10)
+                  + pad("EXIF", 9) + pad("estimate", 9) + pad("true", 9) + pad("EXIF err", 10) + pad("est err", 10))
+            for s in scores {
+                let h = s.honesty, r = s.exposureRatio
+                print(pad(s.name, 28, left: true) + pad(h.map { String($0.confidentPixelCount) } ?? "-", 10)
+                      + pad(pct(h?.confidentWrongFraction), 9) + pad(h.map { String($0.accuratePixelCount) } ?? "-", 9)
+                      + pad(pct(h?.accurateLowConfidenceFraction), 10) + pad(ratio(r?.nominal), 9) + pad(ratio(r?.estimated), 9)
+                      + pad(ratio(r?.effective ?? r?.trueRatio), 9) + pad(pct(r?.relativeError(r?.nominal)), 10)
+                      + pad(pct(r?.relativeError(r?.estimated)), 10))
+            }
+            if let h = set.honesty {
+                print(String(format: "honesty over %d condition(s), %d labelled pixels: %@ of %d confident pixels are > 3 ΔE00 chroma off (issue 7: <= 1 %%); %@ of %d pixels within 1.5 have confidence < 0.5 (issue 7: <= 10 %%)",
+                             set.honestyConditionCount, h.labelledPixelCount, pct(h.confidentWrongFraction), h.confidentPixelCount,
+                             pct(h.accurateLowConfidenceFraction), h.accuratePixelCount))
+            }
+            print("ratio |relative error| vs truth: EXIF mean \(pct(set.nominalRatioErrorMean)) max \(pct(set.nominalRatioErrorMax)); estimate mean \(pct(set.ratioErrorMean)) max \(pct(set.ratioErrorMax))"
+                  + (set.ratioErrorMean == nil ? " (no report carries exposure.\(ExposureRatioScore.estimatedKey))" : ""))
+        }
         for c in checks {
             print(String(format: "%@ %@: %.3f (tolerance %@)", c.passed ? "pass" : "FAIL", c.metric, c.value, c.tolerance))
         }
 
-        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json"].map { (f as NSString).appendingPathComponent($0) } }
+        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         if let path = json {
             let document: JSONValue = .object([
                 "version": .string(ConstantColorVersion.current), "directory": .string(directory),
                 "camera": .string(camera), "flash": .string(flash),
                 "set": set.json, "accuracyToleranceConditions": .number(Double(accuracyConditions.count)),
-                "checks": .array(checks.map { .object(["metric": .string($0.metric), "value": .number($0.value),
+                "checks": .array(checks.map { .object(["metric": .string($0.metric), "value": $0.value.isFinite ? .number($0.value) : .null,
                                                         "tolerance": .string($0.tolerance), "passed": .bool($0.passed)]) }),
                 "conditions": .array(scores.map(\.json)),
             ])

@@ -65,17 +65,21 @@ import ConstantColorIO
 
 /// The committed synthetic profiles are what `calibrate spectral` computes from the committed data
 /// (they must be regenerated when either changes).
-@Test func committedSyntheticProfilesAreCurrent() throws {
+@Test(arguments: [
+    ("synthetic-nikon5100.camera.json", "synthetic-phosphor-led-yag.flash.json", SpectralLibrary.File.nikon5100, SpectralLibrary.File.phosphorLEDYAG),
+    ("synthetic-sigma-sdmerill.camera.json", "synthetic-led-b4.flash.json", SpectralLibrary.File.sigmaSDMerill, SpectralLibrary.File.ledB4),
+])
+func committedSyntheticProfilesAreCurrent(cameraProfile: String, flashProfile: String, sensitivityFile: String, spdFile: String) throws {
     let lib = Fixture.library
-    let camera = try CameraProfile(path: Fixture.root + "/calibration/synthetic-nikon5100.camera.json")
-    let flash = try FlashProfile(path: Fixture.root + "/calibration/synthetic-phosphor-led-yag.flash.json")
-    let cal = try SpectralCalibration(camera: try lib.camera(file: SpectralLibrary.File.nikon5100),
-                                      flash: try lib.distribution(file: SpectralLibrary.File.phosphorLEDYAG),
+    let camera = try CameraProfile(path: Fixture.root + "/calibration/" + cameraProfile)
+    let flash = try FlashProfile(path: Fixture.root + "/calibration/" + flashProfile)
+    let cal = try SpectralCalibration(camera: try lib.camera(file: sensitivityFile),
+                                      flash: try lib.distribution(file: spdFile),
                                       training: try lib.set(file: SpectralLibrary.File.trainingRawtoaces), library: lib)
     for (a, b) in zip(flash.matrixToXYZD65.m, cal.matrixToXYZD65.m) { #expect(abs(a - b) < 1e-12) }
     let w = cal.flashWhiteCameraRGB / cal.flashWhiteCameraRGB.y
     #expect(abs(flash.whiteCameraRGB.x - w.x) < 1e-12 && abs(flash.whiteCameraRGB.z - w.z) < 1e-12)
     // The camera profile's levels and noise are the renderer's defaults.
-    let synth = SynthCamera(name: "x", sensitivity: try lib.camera(file: SpectralLibrary.File.nikon5100))
+    let synth = SynthCamera(name: "x", sensitivity: try lib.camera(file: sensitivityFile))
     #expect(camera.blackLevel == synth.blackLevel && camera.whiteLevel == synth.whiteLevel && camera.noise == synth.noise)
 }

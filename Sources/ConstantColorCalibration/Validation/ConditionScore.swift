@@ -27,6 +27,10 @@ public struct ConditionScore: Sendable {
     public var centerWeightedConfidence: Double
     /// The registration found (ambient-from-flash homography, rows).
     public var ambientFromFlash: Matrix3
+    /// Per-pixel confidence honesty (issue 7), when the condition has a label map (`synth --truth-maps`).
+    public var honesty: ConfidenceHonesty? = nil
+    /// Nominal, estimated and true ambient-to-flash exposure ratio.
+    public var exposureRatio: ExposureRatioScore? = nil
 
     /// Mean CIEDE2000 over the patches.
     public var meanDeltaE2000: Double { deltaE2000.reduce(0, +) / Double(deltaE2000.count) }
@@ -52,6 +56,8 @@ public struct ConditionScore: Sendable {
             }),
         ]
         if let lux = ambientLux { o["ambientLux"] = .number(lux) }
+        if let h = honesty { o["confidenceHonesty"] = h.json }
+        if let r = exposureRatio { o["ambientToFlashRatio"] = r.json }
         return .object(o)
     }
 }

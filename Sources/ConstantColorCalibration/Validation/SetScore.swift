@@ -22,6 +22,13 @@ public struct SetScore: Sendable {
     public var meanPatchConfidence: Double
     /// Conditions per decision ("constantColor", "fallback").
     public var decisions: [String: Int]
+    /// Confidence honesty pooled over the pixels of every condition that has a label map (nil: none has).
+    public var honesty: ConfidenceHonesty?
+    /// Conditions with a label map.
+    public var honestyConditionCount: Int
+    /// Over the conditions whose report has an estimate and whose truth has a ratio: mean and max
+    /// |estimated / true − 1| of the ambient-to-flash ratio, and the same for the EXIF ratio.
+    public var ratioErrorMean: Double?, ratioErrorMax: Double?, nominalRatioErrorMean: Double?, nominalRatioErrorMax: Double?
 
     /// Linear-interpolation percentile (`q` in 0...1) of values (Hyndman & Fan 1996, definition 7).
     public static func percentile(_ values: [Double], _ q: Double) -> Double {
@@ -53,17 +60,35 @@ public struct SetScore: Sendable {
         maxAccuracy = conditions.map(\.maxDeltaE2000).max() ?? 0
         meanPatchConfidence = conditions.map(\.meanPatchConfidence).reduce(0, +) / n
         decisions = Dictionary(grouping: conditions, by: { $0.decision.rawValue }).mapValues(\.count)
+        let tallies = conditions.compactMap(\.honesty)
+        honesty = tallies.isEmpty ? nil : tallies.dropFirst().reduce(tallies[0], +)
+        honestyConditionCount = tallies.count
+        let estimated = conditions.compactMap { $0.exposureRatio.flatMap { $0.relativeError($0.estimated) } }.map(abs)
+        let nominal = conditions.compactMap { $0.exposureRatio.flatMap { $0.relativeError($0.nominal) } }.map(abs)
+        ratioErrorMean = estimated.isEmpty ? nil : estimated.reduce(0, +) / Double(estimated.count)
+        ratioErrorMax = estimated.max()
+        nominalRatioErrorMean = nominal.isEmpty ? nil : nominal.reduce(0, +) / Double(nominal.count)
+        nominalRatioErrorMax = nominal.max()
     }
 
     /// The summary as JSON.
     public var json: JSONValue {
-        .object(["conditionCount": .number(Double(conditionCount)),
+        func o(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
+        var j: [String: JSONValue] = ["conditionCount": .number(Double(conditionCount)),
                  "repeatabilityMeanDeltaE2000": .number(meanRepeatability),
                  "repeatabilityP90DeltaE2000": .number(p90Repeatability),
                  "repeatabilityPerPatch": .array(repeatabilityPerPatch.map(JSONValue.number)),
                  "varianceReduction": .number(varianceReduction),
                  "accuracyMeanDeltaE2000": .number(meanAccuracy), "accuracyMaxDeltaE2000": .number(maxAccuracy),
                  "meanPatchConfidence": .number(meanPatchConfidence),
-                 "decisions": .object(decisions.mapValues { .number(Double($0)) })])
+                 "decisions": .object(decisions.mapValues { .number(Double($0)) })]
+        if let h = honesty {
+            j["confidenceHonesty"] = h.json
+            j["confidenceHonestyConditionCount"] = .number(Double(honestyConditionCount))
+        }
+        j["ambientToFlashRatio"] = .object([
+            "estimatedRelativeErrorMean": o(ratioErrorMean), "estimatedRelativeErrorMax": o(ratioErrorMax),
+            "nominalRelativeErrorMean": o(nominalRatioErrorMean), "nominalRelativeErrorMax": o(nominalRatioErrorMax)])
+        return .object(j)
     }
 }

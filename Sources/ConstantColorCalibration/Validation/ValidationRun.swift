@@ -12,12 +12,15 @@ public enum ValidationRun {
         case noExposure(file: String)
         /// A frame is not 3-channel.
         case notRGB(file: String)
+        /// A label map is not single-channel.
+        case notSingleChannel(file: String)
 
         public var description: String {
             switch self {
             case .noConditions(let d): return "\(d): no condition folders (sub-folders with flash.tif, ambient.tif and truth.json)"
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO)"
             case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
+            case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
             }
         }
     }
@@ -60,10 +63,42 @@ public enum ValidationRun {
         let ambientFrame = ExposureNormalization.normalize(raw: a.image, exposure: a.exposure, camera: camera)
         let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering
         let ambientXYZ = ambientRendering.linearOutput(ambientFrame.image, space: .xyz)
-        return try ValidationScoring.score(
+        var score = try ValidationScoring.score(
             name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash, file: path("flash.tif"))
+        score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear,
+                                    confidence: result.confidence)
+        let exposure = truth.object?["exposure"]?.object
+        score.exposureRatio = ExposureRatioScore(
+            nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
+            trueRatio: exposure?["trueAmbientToFlashRatio"]?.double ?? exposure?["ratioFlashToAmbient"]?.double.map { 1 / $0 },
+            effective: exposure?["effectiveAmbientToFlashRatio"]?.double)
+        return score
+    }
+
+    /// The confidence honesty of a fused condition when its truth names a label map
+    /// (`labels.flash`) and the materials' reference colours (`materials[]`: `label`, `labD65`);
+    /// nil when it does not.
+    public static func honesty(truth: JSONValue, truthPath: String, folder: String, linearXYZ: PlanarImage,
+                               confidence: PlanarImage) throws -> ConfidenceHonesty? {
+        guard let labels = truth.object?["labels"] else { return nil }
+        let reader = try JSONObjectReader(labels, file: truthPath, prefix: "labels.")
+        let file = (folder as NSString).appendingPathComponent(try reader.string("flash"))
+        let mixed = Int(try reader.optionalNumber("mixedLabel") ?? 0)
+        guard let materials = truth.object?["materials"]?.array else {
+            throw JSONFileError.missingKey(file: truthPath, key: "materials")
+        }
+        var reference: [Int: SIMD3<Double>] = [:]
+        for (i, m) in materials.enumerated() {
+            let r = try JSONObjectReader(m, file: truthPath, prefix: "materials[\(i)].")
+            let lab = try r.numbers("labD65", count: 3)
+            reference[Int(try r.number("label"))] = SIMD3(lab[0], lab[1], lab[2])
+        }
+        let map = try TIFFReader.read(path: file).image
+        guard map.channelCount == 1 else { throw Failure.notSingleChannel(file: file) }
+        return try ConfidenceHonesty.measure(linearXYZ: linearXYZ, confidence: confidence, labels: map,
+                                             referenceLab: reference, mixedLabel: mixed, file: file)
     }
 }

@@ -148,13 +148,17 @@ public struct SynthCondition: Sendable, Equatable {
     /// Camera motion between the flash and the ambient frame, in pixels at a 600-pixel-wide frame
     /// (scaled with the width).
     public var motion: RigidMotion
+    /// Faults of a real hand-held capture (issue 7): exposure metadata, flicker, shake, a moving
+    /// object, flash colour shading. None by default.
+    public var effects: CaptureEffects
 
     /// Creates a condition.
     public init(name: String, description: String, lights: [AmbientLight], gradient: Double = 0.3,
                 shadow: Bool = true, speculars: Bool = true,
-                motion: RigidMotion = RigidMotion(translationXPx: 2.37, translationYPx: -1.61, rotationDegrees: 0.35)) {
+                motion: RigidMotion = RigidMotion(translationXPx: 2.37, translationYPx: -1.61, rotationDegrees: 0.35),
+                effects: CaptureEffects = .none) {
         self.name = name; self.description = description; self.lights = lights; self.gradient = gradient
-        self.shadow = shadow; self.speculars = speculars; self.motion = motion
+        self.shadow = shadow; self.speculars = speculars; self.motion = motion; self.effects = effects
     }
 
     /// A dark-room capture: flash only, no ambient, no motion, no highlights.

@@ -13,6 +13,10 @@ extension SynthCapture {
         public static let darkroom = "darkroom.tif"
         /// The truth file.
         public static let truth = "truth.json"
+        /// The flash frame's material labels (with `RenderOptions.truthMaps`).
+        public static let labels = "labels.tif"
+        /// The ambient frame's material labels (with `RenderOptions.truthMaps`).
+        public static let ambientLabels = "ambient-labels.tif"
     }
 
     /// Writes the condition folder: `flash.tif` + `ambient.tif` (or `darkroom.tif` for a capture with
@@ -33,6 +37,13 @@ extension SynthCapture {
         } else {
             try TIFFWriter.write(flash.image, to: path(FileName.darkroom), options: options(flash.exposure), protectedPaths: protectedPaths)
             files = ["darkroom": .string(FileName.darkroom)]
+        }
+        let labelOptions = TIFFWriteOptions(sampleType: .uint8, compression: compression, software: "constant-color synth")
+        if let labels {
+            try TIFFWriter.write(labels, to: path(FileName.labels), options: labelOptions, protectedPaths: protectedPaths)
+        }
+        if let ambientLabels {
+            try TIFFWriter.write(ambientLabels, to: path(FileName.ambientLabels), options: labelOptions, protectedPaths: protectedPaths)
         }
         var t = truth.object ?? [:]
         t["files"] = .object(files)

@@ -83,6 +83,26 @@ extension SynthCondition {
             + hard.map { n in hardSet.first { $0.name == n }! } + [darkroom]
     }()
 
+    /// Real-capture hard set (issue 7): twelve envelope conditions (10–800 lux, 3000–7500 K, on,
+    /// above and below the locus) and three real lamps (tri-phosphor fluorescent, warm LED, mixed
+    /// warm + daylight), each with every capture fault of `CaptureEffects.allOn` drawn from its name.
+    public static let realHardSet: [SynthCondition] = {
+        let picks: [(Double, Double, Double)] = [
+            (10, 3000, 0), (10, 6500, 0.01), (10, 4000, -0.01),
+            (50, 3000, -0.01), (50, 5000, 0), (50, 7500, 0.01),
+            (200, 4000, 0), (200, 6500, -0.01), (200, 3000, 0.01),
+            (800, 5000, 0.01), (800, 7500, 0), (800, 4000, -0.01),
+        ]
+        let lamps = ["fluorescent-fl11-200lux", "led-warm-b1-150lux", "mixed-warm-daylight-300lux"]
+        return (picks.map { envelope(lux: $0.0, cctKelvin: $0.1, duv: $0.2) } + lamps.map { n in hardSet.first { $0.name == n }! })
+            .map { c in
+                var c = c
+                c.effects = .allOn(key: c.name)
+                c.description += " All capture faults on (exposure metadata, flicker, shake, moving object, flash colour shading)."
+                return c
+            }
+    }()
+
     /// Every named condition: envelope, hard and dark room.
     public static var allPresets: [SynthCondition] { envelopeSet + hardSet + [darkroom] }
 

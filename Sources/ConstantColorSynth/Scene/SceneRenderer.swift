@@ -74,6 +74,39 @@ public struct SceneRenderer: Sendable {
         let planeDistance: Double, flashOffset: SIMD2<Double>
         /// The motion at this frame size.
         public let motion: RigidMotion
+        /// Number of materials: the geometry's, plus the moving object's when there is one (the last).
+        public let materialCount: Int
+        /// Reflectances of the materials, in material order.
+        public let materials: [SpectralDistribution]
+        /// Channel luminance of each material under the flash's edge SPD (colour shading), or empty.
+        public let flashEdgeLuminance: [SIMD3<Double>]
+        /// Flash channel luminance of a perfect white under the edge SPD (zero without shading).
+        public let flashEdgeWhite: SIMD3<Double>
+        /// Radius R of the colour shading, pixels (0: no shading).
+        public let shadingRadiusPx: Double
+        /// The moving object at this frame size, if any.
+        public let object: PlacedObject?
+    }
+
+    /// A `MovingObject` placed in pixels.
+    public struct PlacedObject: Sendable {
+        /// Centres at the flash and the ambient frame (scene coordinates), pixels.
+        public let flashCenter: SIMD2<Double>, ambientCenter: SIMD2<Double>
+        /// Radius (half side), pixels.
+        public let radiusPx: Double
+        /// Outline.
+        public let shape: MovingObject.Shape
+        /// Its material index.
+        public let material: Int
+
+        /// Whether a scene point is covered by the object centred at `center`.
+        @inline(__always) func covers(x: Double, y: Double, center: SIMD2<Double>) -> Bool {
+            let dx = x - center.x, dy = y - center.y
+            switch shape {
+            case .disc: return dx * dx + dy * dy < radiusPx * radiusPx
+            case .square: return abs(dx) < radiusPx && abs(dy) < radiusPx
+            }
+        }
     }
 
     /// Integrates every material under every light for a condition at a frame size.
@@ -81,7 +114,14 @@ public struct SceneRenderer: Sendable {
         precondition(condition.lights.count <= 4, "at most 4 ambient lights")
         let cmfs = library.cmfs
         let k = camera.sensitivityNormalization(d65: library.d65, cmfs: cmfs)
-        let mats = materials(for: geometry)
+        var mats = materials(for: geometry)
+        let effects = condition.effects
+        if let o = effects.movingObject {
+            guard let r = library.colorChecker[o.reflectanceName] else {
+                throw SynthEffectError.unknownReflectance(o.reflectanceName)
+            }
+            mats.append(SpectralDistribution(workingGridValues: r.values, name: "moving object (\(o.reflectanceName))"))
+        }
         let flashSPD = Photometry.scaled(flash, toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
         let flashL = mats.map { camera.channelLuminance(reflectance: $0, irradiance: flashSPD, normalization: k) }
         var ambient: [SIMD3<Double>] = []
@@ -105,12 +145,36 @@ public struct SceneRenderer: Sendable {
         let bounds = poly.isEmpty ? (0.0, 0.0, 0.0, 0.0)
             : (xs.min()! - pen, ys.min()! - pen, xs.max()! + pen, ys.max()! + pen)
         let f = (w / 2) / tan(camera.horizontalFieldOfViewDegrees * Double.pi / 360)
+        var edgeL: [SIMD3<Double>] = [], edgeWhite = SIMD3<Double>.zero, shadingR = 0.0
+        if let sh = effects.flashColorShading {
+            let edge = Photometry.scaled(Self.flashEdgeSPD(flash, shading: sh), toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
+            edgeL = mats.map { camera.channelLuminance(reflectance: $0, irradiance: edge, normalization: k) }
+            edgeWhite = camera.channelLuminance(reflectance: .constant(1, name: "white"), irradiance: edge, normalization: k)
+            shadingR = sh.edgeRadiusFraction * 0.5 * (w * w + h * h).squareRoot()
+        }
+        let placed = effects.movingObject.map { o in
+            PlacedObject(flashCenter: SIMD2(o.flashCenter.x * w, o.flashCenter.y * h),
+                         ambientCenter: SIMD2(o.ambientCenter.x * w, o.ambientCenter.y * h),
+                         radiusPx: o.radiusFraction * w, shape: o.shape, material: mats.count - 1)
+        }
         return PreparedScene(geometry: geometry, condition: condition, flashLuminance: flashL, ambientLuminance: ambient,
                              flashWhite: white, ambientSPDs: spds, speculars: spec,
                              specularSigma: specularSigmaPx * scale, specularPeak: specularPeak,
                              shadowPolygon: poly, penumbraPx: pen, shadowBounds: bounds, focalLengthPx: f,
                              planeDistance: planeDistanceMetres, flashOffset: flashOffsetMetres,
-                             motion: condition.motion(forWidth: geometry.width))
+                             motion: condition.motion(forWidth: geometry.width), materialCount: mats.count,
+                             materials: mats, flashEdgeLuminance: edgeL, flashEdgeWhite: edgeWhite,
+                             shadingRadiusPx: shadingR, object: placed)
+    }
+
+    /// The flash's SPD at the frame's edge (`FlashColorShading`): S(λ) · (1 − a / (1 + exp((λ − 490) / 10))),
+    /// relative scale (rescaled to the flash's illuminance by the caller).
+    public static func flashEdgeSPD(_ flash: SpectralDistribution, shading: FlashColorShading) -> SpectralDistribution {
+        let a = shading.blueLossAtEdge
+        let loss = SpectralDistribution(name: "blue loss") { lambda in 1 - a / (1 + exp((lambda - 490) / 10)) }
+        var e = flash * loss
+        e.name = flash.name + " (edge)"
+        return e
     }
 
     /// Which frame to render.
@@ -171,8 +235,12 @@ extension SceneRenderer.PreparedScene {
 
     /// The noiseless channel luminance of pixel (i, j) of a frame whose pixel corner (i, j) sits at
     /// scene point `origin + i·ex + j·ey`: ambient light always, the flash when `flashOn`.
+    ///
+    /// `ambientGain` multiplies every ambient light (flicker's row gain); `objectAt` places the moving
+    /// object (scene coordinates) when the scene has one.
     func pixelLuminance(i: Int, j: Int, origin: SIMD2<Double>, ex: SIMD2<Double>, ey: SIMD2<Double>,
-                                   flashOn: Bool, supersampling: Int) -> SIMD3<Double> {
+                        flashOn: Bool, supersampling: Int, ambientGain: Double = 1,
+                        objectAt: SIMD2<Double>? = nil) -> SIMD3<Double> {
         let corner = origin + Double(i) * ex + Double(j) * ey
         let c = corner + 0.5 * ex + 0.5 * ey
         let w = Double(geometry.width), h = Double(geometry.height)
@@ -180,24 +248,36 @@ extension SceneRenderer.PreparedScene {
         var weights = SIMD4<Double>(repeating: 0)
         let lightCount = condition.lights.count
         if lightCount > 0 {
-            let g = (1 + condition.gradient * (c.x / w - 0.5)) * shadowFactor(x: c.x, y: c.y)
+            let g = ambientGain * (1 + condition.gradient * (c.x / w - 0.5)) * shadowFactor(x: c.x, y: c.y)
             for k in 0..<lightCount {
                 weights[k] = g * condition.lights[k].placement.weight(x: c.x, y: c.y, width: w, height: h)
             }
         }
-        let m = geometry.materialCount
+        let m = materialCount
+        // Flash colour shading: blend weight of the edge SPD at the pixel centre.
+        var edgeWeight = 0.0
+        if flashOn && shadingRadiusPx > 0 {
+            let dx = c.x - 0.5 * w, dy = c.y - 0.5 * h
+            edgeWeight = min(1, (dx * dx + dy * dy) / (shadingRadiusPx * shadingRadiusPx))
+        }
         @inline(__always) func value(_ mat: Int) -> SIMD3<Double> {
-            var v = fl * flashLuminance[mat]
+            var v = edgeWeight > 0 ? fl * ((1 - edgeWeight) * flashLuminance[mat] + edgeWeight * flashEdgeLuminance[mat])
+                                   : fl * flashLuminance[mat]
             for k in 0..<lightCount { v += weights[k] * ambientLuminance[k * m + mat] }
             return v
         }
+        let obj = objectAt.flatMap { at in object.map { ($0, at) } }
+        @inline(__always) func materialAt(_ p: SIMD2<Double>) -> Int {
+            if let (o, at) = obj, o.covers(x: p.x, y: p.y, center: at) { return o.material }
+            return geometry.material(x: p.x, y: p.y)
+        }
         // Probe 3 × 3 points; a pixel inside one material needs a single value.
-        let first = geometry.material(x: corner.x, y: corner.y)
+        let first = materialAt(corner)
         var uniform = true
         probe: for a in 0...2 {
             for b in 0...2 {
                 let p = corner + (Double(a) * 0.4995) * ex + (Double(b) * 0.4995) * ey
-                if geometry.material(x: p.x, y: p.y) != first { uniform = false; break probe }
+                if materialAt(p) != first { uniform = false; break probe }
             }
         }
         var result: SIMD3<Double>
@@ -209,16 +289,25 @@ extension SceneRenderer.PreparedScene {
             for a in 0..<supersampling {
                 for b in 0..<supersampling {
                     let p = corner + ((Double(a) + 0.5) / s) * ex + ((Double(b) + 0.5) / s) * ey
-                    result += value(geometry.material(x: p.x, y: p.y))
+                    result += value(materialAt(p))
                 }
             }
             result /= s * s
         }
         if flashOn && !speculars.isEmpty {
             let sp = specular(x: c.x, y: c.y)
-            if sp > 0 { result += sp * fl * flashWhite }
+            if sp > 0 { result += sp * fl * ((1 - edgeWeight) * flashWhite + edgeWeight * flashEdgeWhite) }
         }
         return result
+    }
+
+    /// Where the moving object is at a frame (scene coordinates), nil without one.
+    public func objectCenter(_ frame: SceneRenderer.Frame) -> SIMD2<Double>? {
+        guard let object else { return nil }
+        switch frame {
+        case .flash: return object.flashCenter
+        case .ambient: return object.ambientCenter
+        }
     }
 
     /// Maps a frame's pixel grid to the scene: origin, and the scene step of one pixel in x and y.
@@ -234,12 +323,13 @@ extension SceneRenderer.PreparedScene {
     /// Mean green channel luminance over a 64 × 48 grid of pixel centres (averaging metering).
     public func meanMeteredLuminance(_ frame: SceneRenderer.Frame, flashOn: Bool) -> Double {
         let (o, ex, ey) = frameToScene(frame)
+        let at = objectCenter(frame)
         var sum = 0.0
         let nx = 64, ny = 48
         for b in 0..<ny {
             for a in 0..<nx {
                 let i = (2 * a + 1) * geometry.width / (2 * nx), j = (2 * b + 1) * geometry.height / (2 * ny)
-                sum += pixelLuminance(i: i, j: j, origin: o, ex: ex, ey: ey, flashOn: flashOn, supersampling: 1).y
+                sum += pixelLuminance(i: i, j: j, origin: o, ex: ex, ey: ey, flashOn: flashOn, supersampling: 1, objectAt: at).y
             }
         }
         return sum / Double(nx * ny)

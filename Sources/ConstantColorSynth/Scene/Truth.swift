@@ -10,8 +10,9 @@ extension SceneRenderer {
 
     /// The truth file (schema version 1) of a rendered condition; see `Scripts/render-fixtures` and
     /// fixtures/colorchecker/README.md for the contract.
-    func truthJSON(_ scene: PreparedScene, seed: UInt64, flashExposure: ExposureSettings,
-                   ambientExposure: ExposureSettings?) -> JSONValue {
+    func truthJSON(_ scene: PreparedScene, seed: UInt64, flash flashFrame: SynthFrame, ambient ambientFrame: SynthFrame?,
+                   factors: ExposureFactors, flickerPhase: Double, truthMaps: Bool) -> JSONValue {
+        let flashExposure = flashFrame.exposure, ambientExposure = ambientFrame?.exposure
         let g = scene.geometry
         let c = scene.condition
         func num(_ v: Double) -> JSONValue { .number(v) }
@@ -70,7 +71,31 @@ extension SceneRenderer {
                 "rotationDegrees": num(scene.motion.rotationDegrees),
             ])
         }
+        let effects = c.effects
+        if let a = ambientFrame, !effects.isEmpty || truthMaps {
+            let nominal = a.exposure.radiometricScale / flashFrame.exposure.radiometricScale
+            let trueRatio = a.trueExposure.radiometricScale / flashFrame.trueExposure.radiometricScale
+            exposures["flashTrue"] = exposure(flashFrame.trueExposure)
+            exposures["ambientTrue"] = exposure(a.trueExposure)
+            exposures["nominalAmbientToFlashRatio"] = num(nominal)
+            exposures["trueAmbientToFlashRatio"] = num(trueRatio)
+            exposures["effectiveAmbientToFlashRatio"] = num(trueRatio * Self.meanGain(a.faults) / Self.meanGain(flashFrame.faults))
+        }
         truth["exposure"] = .object(exposures)
+        if !effects.isEmpty {
+            truth["effects"] = effectsJSON(scene, flash: flashFrame, ambient: ambientFrame, factors: factors, flickerPhase: flickerPhase)
+        }
+        if truthMaps {
+            truth["materials"] = .array(scene.materials.enumerated().map { m, r in
+                .object(["label": num(Double(m + 1)), "name": .string(r.name), "labD65": vec(labD65(of: r))])
+            })
+            var labels: [String: JSONValue] = [
+                "flash": .string(SynthCapture.FileName.labels), "mixedLabel": num(0),
+                "description": .string("8-bit material label per pixel: label = material index + 1 (materials[].label); 0 = mixed or unknown (edges, highlights). Reference colour: CIE L*a*b* (D65 white) of the material's reflectance under D65, CIE 1931 2 deg."),
+            ]
+            if ambientFrame != nil { labels["ambient"] = .string(SynthCapture.FileName.ambientLabels) }
+            truth["labels"] = .object(labels)
+        }
 
         let mats = materials(for: g)
         switch g.content {
@@ -93,6 +118,74 @@ extension SceneRenderer {
             .object(["center": point($0.x, $0.y), "radius": num(scene.specularRadiusPx)])
         })
         return .object(truth)
+    }
+
+    /// Mean of a frame's per-row ambient gains (1 without flicker).
+    static func meanGain(_ f: FrameFaults) -> Double {
+        guard let g = f.rowGains, !g.isEmpty else { return 1 }
+        return g.reduce(0, +) / Double(g.count)
+    }
+
+    /// The `effects` member of truth.json: every effect that is on, with what it did.
+    func effectsJSON(_ scene: PreparedScene, flash: SynthFrame, ambient: SynthFrame?, factors: ExposureFactors,
+                     flickerPhase: Double) -> JSONValue {
+        let e = scene.condition.effects
+        func num(_ v: Double) -> JSONValue { .number(v) }
+        func pair(_ v: SIMD2<Double>) -> JSONValue { .array([num(v.x), num(v.y)]) }
+        func vec(_ v: SIMD3<Double>) -> JSONValue { .array([num(v.x), num(v.y), num(v.z)]) }
+        var o: [String: JSONValue] = [:]
+        if let x = e.exposureError {
+            var m: [String: JSONValue] = [
+                "flashTimeFactor": num(factors.flashTime), "flashGainFactor": num(factors.flashGain),
+                "ambientTimeFactor": num(factors.ambientTime), "ambientGainFactor": num(factors.ambientGain),
+                "description": .string("true / EXIF shutter time and gain of each frame; frames are exposed with the true values, EXIF holds exposure.flash / exposure.ambient"),
+            ]
+            if case .random(let r) = x { m["maxRelative"] = num(r) }
+            o["exposureMetadata"] = .object(m)
+        }
+        if let f = e.flicker {
+            var m: [String: JSONValue] = [
+                "frequencyHz": num(f.frequencyHz), "depth": num(f.depth), "pwmHz": f.pwmHz.map(num) ?? .null,
+                "pwmDuty": num(f.pwmDuty), "frameReadoutSeconds": num(f.frameReadoutSeconds),
+                "rowReadoutSeconds": num(f.frameReadoutSeconds / Double(scene.geometry.height)),
+                "interFrameSeconds": num(f.interFrameSeconds), "phaseCycles": num(flickerPhase),
+                "description": .string("ambient light of row j of a frame is multiplied by rowGain[frame][j] (rolling shutter, Flicker in ConstantColorSynth); the flash does not flicker"),
+            ]
+            var gains: [String: JSONValue] = [:], means: [String: JSONValue] = [:]
+            if let g = flash.faults.rowGains { gains["flash"] = .array(g.map(num)); means["flash"] = num(Self.meanGain(flash.faults)) }
+            if let a = ambient, let g = a.faults.rowGains { gains["ambient"] = .array(g.map(num)); means["ambient"] = num(Self.meanGain(a.faults)) }
+            m["rowGain"] = .object(gains)
+            m["meanRowGain"] = .object(means)
+            o["flicker"] = .object(m)
+        }
+        if let h = e.handShake, let a = ambient {
+            o["handShake"] = .object([
+                "lengthPxAt600": num(h.lengthPx), "angleDegrees": num(h.angleDegrees), "bowPxAt600": num(h.bowPx),
+                "samples": num(Double(h.samples)), "offsetsPx": .array(a.faults.shakeOffsets.map(pair)),
+                "description": .string("ambient pixel p is the mean over the offsets d of the still ambient frame at p + d"),
+            ])
+        }
+        if let placed = scene.object, let m = e.movingObject {
+            o["movingObject"] = .object([
+                "shape": .string(m.shape.rawValue), "reflectance": .string(m.reflectanceName),
+                "flashCenter": pair(placed.flashCenter), "ambientCenter": pair(placed.ambientCenter),
+                "radiusPx": num(placed.radiusPx), "label": num(Double(placed.material + 1)),
+                "labD65": vec(labD65(of: scene.materials[placed.material])),
+                "description": .string("centres in scene (flash-frame) coordinates; the background does not move with it"),
+            ])
+        }
+        if let sh = e.flashColorShading {
+            let cw = scene.flashWhite / scene.flashWhite.y, ew = scene.flashEdgeWhite / scene.flashEdgeWhite.y
+            let cxy = ChromaticityCoordinates.xy(library.cmfs.tristimulus(of: self.flash))
+            let exy = ChromaticityCoordinates.xy(library.cmfs.tristimulus(of: Self.flashEdgeSPD(self.flash, shading: sh)))
+            o["flashColorShading"] = .object([
+                "blueLossAtEdge": num(sh.blueLossAtEdge), "edgeRadiusPx": num(scene.shadingRadiusPx),
+                "centreWhiteCameraRGB": vec(cw), "edgeWhiteCameraRGB": vec(ew),
+                "centreXY": .array([num(cxy.x), num(cxy.y)]), "edgeXY": .array([num(exy.x), num(exy.y)]),
+                "description": .string("flash SPD = (1 - w) centre + w edge, w = min(1, (r / edgeRadiusPx)^2), r from the frame centre; edge = centre x (1 - a / (1 + exp((nm - 490) / 10))) at equal lux; white RGB normalized to G = 1"),
+            ])
+        }
+        return .object(o)
     }
 
     /// Points on the background, outside the chart, the shadow's penumbra and the highlights, and

@@ -1,0 +1,64 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+/// `synth` capture faults and per-pixel truth, and `validate`'s honesty figures, end to end.
+@Suite struct RealCaptureCLITests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test("synth --all-effects --truth-maps writes labels and effects; validate reports honesty; bad effect options exit 2")
+    func synthEffectsAndValidateHonesty() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cc-real-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spectra = ["--spectra", Self.root + "/fixtures/spectra"]
+        let cond = dir.appendingPathComponent("set/50lux-5000K-on").path
+        let r = try CLI.run(["synth", "--preset", "50lux-5000K-on", "--all-effects", "--truth-maps", "--out", cond,
+                             "--width", "240", "--height", "160", "--flicker", "100:0.3:2000:0.5"] + spectra)
+        #expect(r.status == 0, "\(r.stderr)")
+        let labels = try TIFFReader.read(path: cond + "/labels.tif")
+        #expect(labels.image.channelCount == 1 && labels.bitsPerSample == 8 && labels.image.width == 240)
+        let truth = try JSONValue.read(path: cond + "/truth.json").object!
+        let effects = try #require(truth["effects"]?.object)
+        #expect(Set(effects.keys) == ["exposureMetadata", "flicker", "handShake", "movingObject", "flashColorShading"])
+        #expect(effects["flicker"]?.object?["pwmHz"]?.double == 2000)        // the flag overrides allOn's flicker
+        #expect(effects["flicker"]?.object?["rowGain"]?.object?["flash"]?.array?.count == 160)
+        #expect(truth["materials"]?.array?.count == 26)
+        // EXIF holds the nominal exposure, not the true one.
+        let exif = try #require(TIFFReader.read(path: cond + "/ambient.tif").exposure.settings)
+        let nominal = truth["exposure"]!.object!["ambient"]!.object!["exposureTimeSeconds"]!.double!
+        let trueTime = truth["exposure"]!.object!["ambientTrue"]!.object!["exposureTimeSeconds"]!.double!
+        #expect(abs(exif.exposureTimeSeconds / nominal - 1) < 1e-6 && trueTime != nominal)
+
+        let json = dir.appendingPathComponent("v.json").path, html = dir.appendingPathComponent("v.html").path
+        let v = try CLI.run(["validate", dir.appendingPathComponent("set").path,
+                             "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "--json", json, "--html", html, "--max-accuracy", "100", "--max-repeatability", "100",
+                             "--min-variance-reduction=-1000"])
+        #expect(v.status == 0, "\(v.stderr)")
+        #expect(v.stdout.contains("confidence honesty") && v.stdout.contains("honesty over 1 condition"), "\(v.stdout)")
+        let report = try JSONValue.read(path: json).object!
+        let c = report["conditions"]!.array![0].object!
+        let h = try #require(c["confidenceHonesty"]?.object)
+        #expect((h["labelledPixels"]?.double ?? 0) > 240 * 160 / 2)
+        #expect(c["ambientToFlashRatio"]?.object?["estimated"] != nil)       // null until the pipeline estimates it
+        #expect(report["set"]?.object?["confidenceHonesty"] != nil)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("Confidence honesty"))
+        // A honesty tolerance with no estimate to check fails (exit 1), it does not pass silently.
+        let strict = try CLI.run(["validate", dir.appendingPathComponent("set").path,
+                                  "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                                  "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                  "--max-accuracy", "100", "--max-repeatability", "100", "--min-variance-reduction=-1000",
+                                  "--max-ratio-error", "0.01"])
+        #expect(strict.status == 1, "\(strict.stdout)")
+
+        for bad in [["--flicker", "100"], ["--shake", "x,1"], ["--moving-object", "0.1,0.1,0.2,0.2"], ["--exposure-error", "0.9"],
+                    ["--exposure-error", "0.02", "--exposure-factors", "1,1,1,1"], ["--flash-shading", "2"]] {
+            let b = try CLI.run(["synth", "--preset", "50lux-5000K-on", "--out", dir.appendingPathComponent("bad").path] + bad + spectra)
+            #expect(b.status == 2 && b.stderr.split(separator: "\n").count == 1, "\(bad): \(b.status) \(b.stderr)")
+        }
+    }
+}

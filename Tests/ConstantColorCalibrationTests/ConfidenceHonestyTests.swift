@@ -1,0 +1,85 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+@testable import ConstantColorCalibration
+
+/// The confidence-honesty measurement on hand-made pixels whose answer is known.
+@Suite struct ConfidenceHonestyTests {
+    static let white = ColorScience.whiteD65XYZ
+    static func xyz(_ lab: SIMD3<Double>) -> SIMD3<Double> { ColorScience.xyz(fromLab: lab, white: white) }
+
+    /// ΔE00 chroma ignores exposure (XYZ × k), equals CIEDE2000 at equal lightness, and is +∞ for
+    /// a pixel without positive luminance.
+    @Test func chromaDeltaEIgnoresLightnessOnly() {
+        let ref = SIMD3(50.0, 20, -10)
+        for k in [0.3, 1.0, 2.5] {
+            #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(ref) * k, referenceLab: ref) < 1e-6)
+        }
+        let shifted = SIMD3(50.0, 26, -10)
+        let e = ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(shifted) * 0.7, referenceLab: ref)
+        // Scaling XYZ by 0.7 changes L*, the per-pixel match brings it back: same as at equal L*.
+        #expect(abs(e - ColorScience.ciede2000(shifted, ref)) < 1e-6 && e > 3)
+        // A lightness-only difference is no difference.
+        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(SIMD3(70, 0, 0)), referenceLab: SIMD3(40, 0, 0)) < 1e-6)
+        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: SIMD3(0.1, -0.01, 0.1), referenceLab: ref) == .infinity)
+        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: SIMD3(.nan, 0.2, 0.1), referenceLab: ref) == .infinity)
+    }
+
+    /// Eight pixels: labelled 1 (L 50, a 20, b −10) or 2 (neutral L 70), one mixed (0).
+    ///
+    /// | px | label | colour                     | conf | confident | wrong | accurate | low |
+    /// | A  | 1     | exact, half as bright      | 0.90 | yes       | no    | yes      | no  |
+    /// | B  | 1     | a* + 10                    | 0.95 | yes       | yes   | no       |     |
+    /// | C  | 2     | exact                      | 0.30 | no        |       | yes      | yes |
+    /// | D  | 0     | NaN                        | 1.00 | excluded  |       |          |     |
+    /// | E  | 2     | Y < 0                      | 0.85 | yes       | yes   | no       |     |
+    /// | F  | 2     | b* + 2.2 (ΔE00 in (1.5, 3])| 0.60 | no        |       | no       |     |
+    /// | G  | 1     | exact                      | 0.50 | no        |       | yes      | no (0.5 is not < 0.5) |
+    /// | H  | 1     | exact                      | 0.80 | yes       | no    | yes      | no  |
+    /// Confident: A, B, E, H → 2 wrong of 4 = 0.5. Accurate: A, C, G, H → 1 low of 4 = 0.25.
+    @Test func handMadeImageGivesTheExpectedFigures() throws {
+        let r1 = SIMD3(50.0, 20, -10), r2 = SIMD3(70.0, 0, 0)
+        let fLab = SIMD3(70.0, 0, 2.2)
+        let eF = ColorScience.ciede2000(fLab, r2)
+        try #require(eF > 1.5 && eF <= 3, "pixel F must fall between the thresholds: \(eF)")
+        let pixels: [(label: Int, xyz: SIMD3<Double>, conf: Double)] = [
+            (1, Self.xyz(r1) * 0.5, 0.9), (1, Self.xyz(SIMD3(50, 30, -10)), 0.95), (2, Self.xyz(r2), 0.3),
+            (0, SIMD3(.nan, .nan, .nan), 1), (2, SIMD3(0.1, -0.05, 0.1), 0.85), (2, Self.xyz(fLab), 0.6),
+            (1, Self.xyz(r1), 0.5), (1, Self.xyz(r1), 0.8),
+        ]
+        var image = PlanarImage(width: 4, height: 2, channelCount: 3)
+        var conf = PlanarImage(width: 4, height: 2, channelCount: 1), labels = PlanarImage(width: 4, height: 2, channelCount: 1)
+        for (k, p) in pixels.enumerated() {
+            let x = k % 4, y = k / 4
+            for c in 0..<3 { image[x, y, c] = Float(p.xyz[c]) }
+            conf[x, y, 0] = Float(p.conf); labels[x, y, 0] = Float(p.label)
+        }
+        let h = try ConfidenceHonesty.measure(linearXYZ: image, confidence: conf, labels: labels,
+                                              referenceLab: [1: r1, 2: r2], file: "labels.tif")
+        #expect(h == ConfidenceHonesty(labelledPixelCount: 7, confidentPixelCount: 4, confidentWrongCount: 2,
+                                       accuratePixelCount: 4, accurateLowConfidenceCount: 1))
+        #expect(h.confidentWrongFraction == 0.5 && h.accurateLowConfidenceFraction == 0.25)
+        // Pooling adds counts; fractions come from the pooled counts.
+        let pooled = h + ConfidenceHonesty(labelledPixelCount: 3, confidentPixelCount: 4, confidentWrongCount: 0,
+                                           accuratePixelCount: 0, accurateLowConfidenceCount: 0)
+        #expect(pooled.confidentWrongFraction == 0.25 && pooled.accurateLowConfidenceFraction == 0.25)
+        #expect(ConfidenceHonesty().confidentWrongFraction == nil)
+        // A label without a reference, or maps of another size, are errors naming the file.
+        #expect(throws: ConfidenceHonesty.Failure.unknownLabel(file: "labels.tif", label: 2)) {
+            try ConfidenceHonesty.measure(linearXYZ: image, confidence: conf, labels: labels, referenceLab: [1: r1], file: "labels.tif")
+        }
+        #expect(throws: ConfidenceHonesty.Failure.self) {
+            try ConfidenceHonesty.measure(linearXYZ: image, confidence: conf, labels: PlanarImage(width: 3, height: 2, channelCount: 1),
+                                          referenceLab: [1: r1, 2: r2], file: "labels.tif")
+        }
+    }
+
+    /// The ratio score: errors against the effective ratio when known, absent estimate stays absent.
+    @Test func exposureRatioScore() {
+        let s = ExposureRatioScore(nominal: 3.0, estimated: nil, trueRatio: 3.1, effective: 3.2)
+        #expect(abs(s.relativeError(s.nominal)! - (3.0 / 3.2 - 1)) < 1e-15 && s.relativeError(s.estimated) == nil)
+        #expect(ExposureRatioScore(nominal: 2, trueRatio: 2.5).relativeError(2.5) == 0)
+        #expect(s.json.object?["estimated"] == .null)
+    }
+}
