@@ -68,7 +68,7 @@ public enum ValidationRun {
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash, file: path("flash.tif"))
-        score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear,
+        score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence)
         let exposure = truth.object?["exposure"]?.object
         score.exposureRatio = ExposureRatioScore(
