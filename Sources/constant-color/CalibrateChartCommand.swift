@@ -18,8 +18,13 @@ struct CalibrateChart: ParsableCommand {
             outside the image or mostly clipped is an error. The flash white comes from the neutral \
             patches (C*ab < 3), the 3x3 matrix from white-preserving least squares refined to \
             minimize CIEDE2000, and the noise model from photon transfer over the patches (gain and \
-            read noise referred to ISO 100). Levels come from --camera (an existing profile) or \
-            --black-level and --white-level. Outputs are written atomically.
+            read noise referred to ISO 100). A flash-lit chart is too bright to measure the read \
+            noise: give --dark DARK.tif, a frame from the same camera with the lens capped (same \
+            size, ideally the same ISO); its read noise (variance of horizontally adjacent pixel \
+            differences / 2) is the photon transfer intercept and only the gain is fitted. Levels \
+            come from --camera (an existing profile) or --black-level and --white-level; the dark \
+            frame's measured black level is reported, never substituted. Outputs are written \
+            atomically.
             """)
 
     @Argument(help: "The chart capture (linear camera-RGB TIFF).") var capture: String
@@ -33,7 +38,10 @@ struct CalibrateChart: ParsableCommand {
     @Option(help: "White (saturation) level, DN (when no --camera).") var whiteLevel: Double?
     @Option(help: "Camera profile output (JSON).") var cameraOut: String
     @Option(help: "Flash profile output (JSON).") var flashOut: String
-    @Option(help: "Read noise at ISO 100, DN, to write instead of the photon-transfer intercept (e.g. from a dark frame or a data sheet).")
+    @Option(help: "Dark frame: the same camera, lens capped (black level + read noise); gives the read noise.")
+    var dark: String?
+    @Option(help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
+    @Option(help: "Read noise at ISO 100, DN, to write instead of the photon-transfer intercept (e.g. from a data sheet; without --dark).")
     var readNoise: Double?
     @Option(help: "Camera name written to the profiles.") var cameraName: String?
     @Option(help: "Flash name written to the flash profile.") var flashName: String?
@@ -50,6 +58,8 @@ struct CalibrateChart: ParsableCommand {
             throw ValidationError("--camera-out and --flash-out name the same file")
         }
         if let r = readNoise, !(r >= 0 && r.isFinite) { throw ValidationError("--read-noise must be a finite number >= 0") }
+        if readNoise != nil && dark != nil { throw ValidationError("give --dark or --read-noise, not both") }
+        if darkExposure != nil && dark == nil { throw ValidationError("--dark-exposure needs --dark") }
     }
 
     func run() throws {
@@ -63,23 +73,42 @@ struct CalibrateChart: ParsableCommand {
         if let path = ambient {
             ambientFrame = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
         }
+        var darkFrame: DarkFrame?
+        if let path = dark {
+            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: black,
+                                         expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
+            darkFrame = measured
+            progress.say(String(format: "dark frame: black level %.2f DN (R %.2f, G %.2f, B %.2f), read noise %.3f DN at ISO %g",
+                                measured.blackLevelDN, measured.blackLevelPerChannelDN.x, measured.blackLevelPerChannelDN.y,
+                                measured.blackLevelPerChannelDN.z, measured.readNoiseDN, measured.iso)
+                         + (measured.iso == 100 ? "" : String(format: " (%.3f DN at ISO 100)", measured.readNoiseDN(referenceISO: 100))))
+            if abs(measured.blackLevelDN - black) > measured.readNoiseDN {
+                progress.say(String(format: "warning: the dark frame's black level %.2f DN differs from the configured %g DN by more than its read noise (%.2f DN); the configured level is kept (fix --black-level or the --camera profile if the dark frame is right)",
+                                    measured.blackLevelDN, black, measured.readNoiseDN))
+            }
+            if measured.iso != frame.exposure.isoSpeed {
+                progress.say(String(format: "warning: the dark frame is at ISO %g, the capture at ISO %g; its read noise is scaled by the ISO ratio (NoiseModel), which assumes the read noise is constant in electrons",
+                                    measured.iso, frame.exposure.isoSpeed))
+            }
+        }
         let calibration = try ChartCalibration(
             capture: frame.image, ambient: ambientFrame?.image,
             ambientToCaptureScale: ambientFrame.map { frame.exposure.radiometricScale / $0.exposure.radiometricScale } ?? 1,
-            blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description, file: capture)
+            blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description,
+            darkFrame: darkFrame, file: capture)
         let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
-        var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed)
+        var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
             throw ChartCalibrationError.noiseFit(file: capture)
         }
         if let r = readNoise {
             noise.readNoiseDN = r
             cameraMetadata["readNoiseSource"] = .string("--read-noise")
-        } else {
-            cameraMetadata["readNoiseSource"] = .string("photon transfer intercept")
+        } else if darkFrame == nil {
             if ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
-                progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright); give --read-noise R from a dark frame or the sensor's data",
-                                    ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed))
+                progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright), writing %.2f DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data",
+                                    ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed, noise.readNoiseDN))
             }
         }
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
@@ -89,7 +118,7 @@ struct CalibrateChart: ParsableCommand {
                                         cameraName: camName, whiteCameraRGB: calibration.flashWhiteCameraRGB,
                                         matrixToXYZD65: calibration.matrixToXYZD65,
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
-        let inputs = [capture, chart] + [ambient, camera].compactMap { $0 }
+        let inputs = [capture, chart] + [ambient, camera, dark].compactMap { $0 }
         try AtomicFile.write(cameraProfile.json.encodedData(), to: cameraOut, protectedPaths: inputs)
         try AtomicFile.write(flashProfile.json.encodedData(), to: flashOut, protectedPaths: inputs)
         progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",

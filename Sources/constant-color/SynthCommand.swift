@@ -11,7 +11,8 @@ struct SynthCommand: ParsableCommand {
         abstract: "Render physically based flash / ambient pairs of a ColorChecker from spectral data.",
         discussion: """
             Writes flash.tif, ambient.tif (16-bit linear camera RGB, EXIF exposure) and truth.json into \
-            the --out folder (darkroom.tif for a capture without ambient light). Light: --preset NAME, or \
+            the --out folder (darkroom.tif for a capture without ambient light, with dark.tif: its \
+            dark frame, lens capped at the same exposure, black level and read noise only). Light: --preset NAME, or \
             --light SPEC@LUX[@PLACEMENT] (repeatable; SPEC = planckian:K[:DUV], daylight:K[:DUV], \
             file:lamp-fl11.json, led:PEAK_NM[:HALF_WIDTH]; PLACEMENT = uniform, left, right, spot:CX:CY:SIGMA), \
             or --darkroom. --set committed|envelope|hard|real-hard|all renders every preset of a set into \
@@ -43,6 +44,7 @@ struct SynthCommand: ParsableCommand {
     @Flag(help: "No flash highlights (with --light).") var noSpeculars = false
     @Option(help: "Camera motion dx,dy,degrees at 600 px width (with --light).") var motion: String = "2.37,-1.61,0.35"
     @Flag(help: "No noise (expected values, rounded).") var noNoise = false
+    @Flag(help: "With --darkroom (or the darkroom preset), skip the dark frame dark.tif.") var noDarkFrame = false
     @Option(help: "TIFF compression: none, lzw or deflate.") var compression: String = "deflate"
     @Option(help: "Spectral data folder.") var spectra: String?
     @Flag(help: "Write per-pixel truth: labels.tif, ambient-labels.tif and materials[] in truth.json.") var truthMaps = false
@@ -191,7 +193,7 @@ struct SynthCommand: ParsableCommand {
             }
             let start = Date()
             let capture = try renderer.render(condition, width: width, height: height, seed: s,
-                                              options: RenderOptions(noise: !noNoise, truthMaps: truthMaps))
+                                              options: RenderOptions(noise: !noNoise, truthMaps: truthMaps, darkFrame: !noDarkFrame))
             let rendered = Date()
             try capture.write(toDirectory: folder, compression: comp)
             progress.say(String(format: "%@: %dx%d rendered in %.2f s, written in %.2f s", folder, width, height,

@@ -14,7 +14,9 @@ import Foundation
 ///    alternated with `FlashFalloffField` (the flash lights the chart's corners less than its center).
 /// 4. `DeltaE2000MatrixRefinement`: minimizes ∑ ΔE00² jointly with the exposure scale and the field.
 /// 5. `PhotonTransfer`: per-patch, per-channel variance against mean on the flash capture → gain
-///    and read noise, referred to ISO 100.
+///    and read noise, referred to ISO 100. With a `DarkFrame` the read variance is the dark frame's
+///    (referred to the capture's ISO) and only the slope (1 / gain) is fitted: a flash-lit chart's
+///    darkest patch is too bright for its intercept to pin the read noise down.
 public struct ChartCalibration: Sendable {
     /// The flash's camera-RGB white (capture scale, black-subtracted DN of a perfect white).
     public let flashWhiteCameraRGB: SIMD3<Double>
@@ -39,6 +41,8 @@ public struct ChartCalibration: Sendable {
     public let photonTransfer: PhotonTransfer.Fit?
     /// The noise model referred to ISO 100 (nil with `photonTransfer`).
     public let noise: NoiseModel?
+    /// The dark frame that gave the read noise, if one was given.
+    public let darkFrame: DarkFrame?
     /// The chart.
     public let chart: ChartDescription
 
@@ -57,10 +61,12 @@ public struct ChartCalibration: Sendable {
     ///   - iso: the capture's ISO (the noise model is referred from it to ISO 100).
     ///   - fitFlashFalloff: fit the flash's irradiance field across the chart (`FlashFalloffField`)
     ///     with the matrix; off assumes an evenly lit chart.
+    ///   - darkFrame: a measured dark frame; its read variance (scaled to `iso` as `NoiseModel`
+    ///     does) is the photon transfer intercept, and only the slope is fitted.
     ///   - file: the capture's path, for messages.
     public init(capture: PlanarImage, ambient: PlanarImage? = nil, ambientToCaptureScale: Double = 1,
                 blackLevel: Double, whiteLevel: Double, iso: Double, chart: ChartDescription,
-                fitFlashFalloff: Bool = true, file: String) throws {
+                fitFlashFalloff: Bool = true, darkFrame: DarkFrame? = nil, file: String) throws {
         guard capture.channelCount == 3 else { throw ChartCalibrationError.notRGB(file: file, channels: capture.channelCount) }
         if let a = ambient, a.width != capture.width || a.height != capture.height || a.channelCount != 3 {
             throw ChartCalibrationError.ambientMismatch(file: file)
@@ -123,7 +129,14 @@ public struct ChartCalibration: Sendable {
                 }
             }
         }
-        let ptc = PhotonTransfer.fit(points)
+        let ptc: PhotonTransfer.Fit?
+        if let dark = darkFrame {
+            let k = iso / dark.iso
+            ptc = PhotonTransfer.fit(points, knownReadVarianceDN2: dark.readVarianceDN2(atISO: iso),
+                                     readVarianceStandardErrorDN2: dark.readVarianceStandardErrorDN2 * k * k)
+        } else {
+            ptc = PhotonTransfer.fit(points)
+        }
         flashWhiteCameraRGB = w
         matrixToXYZD65 = refined.matrix
         leastSquaresMatrix = start
@@ -140,6 +153,7 @@ public struct ChartCalibration: Sendable {
         patchCameraRGB = rgb
         photonTransfer = ptc
         noise = ptc?.noiseModel(iso: iso)
+        self.darkFrame = darkFrame
         self.chart = chart
     }
 
@@ -164,17 +178,30 @@ public struct ChartCalibration: Sendable {
                 "patches": .array(perPatch)]
     }
 
-    /// The noise fit for the camera profile's `metadata`.
-    public func cameraMetadata(captureFile: String, iso: Double) -> [String: JSONValue] {
+    /// The noise fit for the camera profile's `metadata` (with `darkFile`, the dark frame's path,
+    /// when one was given).
+    public func cameraMetadata(captureFile: String, iso: Double, darkFile: String? = nil) -> [String: JSONValue] {
         guard let photonTransfer else { return ["source": .string("constant-color calibrate chart"), "captureFile": .string(captureFile)] }
-        return ["source": .string("constant-color calibrate chart"),
-         "method": .string("photon transfer (Janesick 2007): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100"),
-         "captureFile": .string(captureFile), "captureISO": .number(iso),
-         "photonTransferPoints": .number(Double(photonTransfer.points.count)),
-         "interceptDN2AtCaptureISO": .number(photonTransfer.readVarianceDN2),
-         "interceptStandardErrorDN2": .number(photonTransfer.readVarianceStandardErrorDN2),
-         "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
-         "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
+        var m: [String: JSONValue] = [
+            "source": .string("constant-color calibrate chart"),
+            "captureFile": .string(captureFile), "captureISO": .number(iso),
+            "photonTransferPoints": .number(Double(photonTransfer.points.count)),
+            "interceptDN2AtCaptureISO": .number(photonTransfer.readVarianceDN2),
+            "interceptStandardErrorDN2": .number(photonTransfer.readVarianceStandardErrorDN2),
+            "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
+            "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
+        if let dark = darkFrame {
+            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0 6.3): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of horizontally adjacent pixel differences / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
+            m["readNoiseSource"] = .string("dark frame")
+            if let darkFile { m["darkFile"] = .string(darkFile) }
+            m["darkISO"] = .number(dark.iso)
+            m["darkBlackLevelDN"] = .array([dark.blackLevelPerChannelDN.x, dark.blackLevelPerChannelDN.y, dark.blackLevelPerChannelDN.z].map(JSONValue.number))
+            m["darkReadNoiseDNAtDarkISO"] = .array([dark.readNoisePerChannelDN.x, dark.readNoisePerChannelDN.y, dark.readNoisePerChannelDN.z].map(JSONValue.number))
+        } else {
+            m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
+            m["readNoiseSource"] = .string("photon transfer intercept")
+        }
+        return m
     }
 }
 

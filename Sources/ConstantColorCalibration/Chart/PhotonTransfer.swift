@@ -35,6 +35,8 @@ public enum PhotonTransfer {
         public var shotSlopeStandardError: Double
         /// The points fitted.
         public var points: [Point]
+        /// Whether the intercept was given (a dark frame's read variance) rather than fitted.
+        public var interceptKnown: Bool = false
 
         /// The noise model at `referenceISO`, for a capture taken at `iso`
         /// (`NoiseModel`: at ISO i, k = i / referenceISO, a = (k · read)², b = k / gain).
@@ -116,5 +118,39 @@ public enum PhotonTransfer {
         }
         guard b > 0, b.isFinite, a.isFinite else { return nil }
         return Fit(readVarianceDN2: a, readVarianceStandardErrorDN2: seA, shotSlope: b, shotSlopeStandardError: seB, points: points)
+    }
+
+    /// Fits σ² = a + b·s with the intercept a known (the read variance measured on a dark frame,
+    /// EMVA 1288 Release 4.0 §6.3: the photon transfer slope is fitted to σ² − σ²_dark): only the
+    /// slope b = ∑ w s (σ² − a) / ∑ w s², with weights n / σ̂⁴ iterated as in `fit(_:)`. The
+    /// slope's standard error is from the weighted residuals, (χ² / (N − 1) / ∑ w s²)^½; the
+    /// intercept's is the one given. Nil when no point has a positive signal or the slope is not
+    /// positive.
+    public static func fit(_ points: [Point], knownReadVarianceDN2 a: Double,
+                           readVarianceStandardErrorDN2 seA: Double = 0) -> Fit? {
+        guard !points.isEmpty, a >= 0, a.isFinite else { return nil }
+        var b = 0.0, seB = Double.infinity
+        for iteration in 0..<4 {
+            var sxx = 0.0, sxy = 0.0
+            for p in points {
+                let predicted = iteration == 0 ? 1 : max(a + b * p.meanDN, 1e-6)
+                let weight = Double(p.differenceCount) / (predicted * predicted)
+                sxx += weight * p.meanDN * p.meanDN; sxy += weight * p.meanDN * (p.varianceDN2 - a)
+            }
+            guard sxx > 0 else { return nil }
+            b = sxy / sxx
+            if points.count > 1 {
+                var chi2 = 0.0
+                for p in points {
+                    let predicted = iteration == 0 ? 1 : max(a + b * p.meanDN, 1e-6)
+                    let r = p.varianceDN2 - (a + b * p.meanDN)
+                    chi2 += Double(p.differenceCount) / (predicted * predicted) * r * r
+                }
+                seB = (chi2 / Double(points.count - 1) / sxx).squareRoot()
+            }
+        }
+        guard b > 0, b.isFinite else { return nil }
+        return Fit(readVarianceDN2: a, readVarianceStandardErrorDN2: seA, shotSlope: b, shotSlopeStandardError: seB,
+                   points: points, interceptKnown: true)
     }
 }

@@ -13,12 +13,16 @@ public struct RenderOptions: Sendable {
     public var flashExposure: ExposureSettings?, ambientExposure: ExposureSettings?
     /// Also render the per-pixel truth: material label maps of both frames (`SynthCapture.labels`).
     public var truthMaps: Bool
+    /// With a dark-room condition, also render its dark frame (lens capped, same exposure).
+    public var darkFrame: Bool
 
-    /// Creates options (defaults: noise on, 8 × 8 edge supersampling, auto-exposure, no label maps).
+    /// Creates options (defaults: noise on, 8 × 8 edge supersampling, auto-exposure, no label maps,
+    /// a dark frame with a dark-room capture).
     public init(noise: Bool = true, supersampling: Int = 8, flashExposure: ExposureSettings? = nil,
-                ambientExposure: ExposureSettings? = nil, truthMaps: Bool = false) {
+                ambientExposure: ExposureSettings? = nil, truthMaps: Bool = false, darkFrame: Bool = true) {
         self.noise = noise; self.supersampling = supersampling
         self.flashExposure = flashExposure; self.ambientExposure = ambientExposure; self.truthMaps = truthMaps
+        self.darkFrame = darkFrame
     }
 }
 
@@ -72,6 +76,9 @@ public struct SynthCapture: Sendable {
     public var labels: PlanarImage?
     /// The same for the ambient frame (its own pixel grid: camera motion and the object's other place).
     public var ambientLabels: PlanarImage?
+    /// The dark frame of a dark-room capture: same camera and exposure, lens capped, so black level
+    /// plus read noise only (EMVA 1288: the dark signal's variance is the temporal read noise).
+    public var dark: SynthFrame? = nil
 }
 
 extension SceneRenderer {
@@ -116,10 +123,18 @@ extension SceneRenderer {
             labels = labelMap(scene, .flash)
             if !isDarkroom { ambientLabels = labelMap(scene, .ambient) }
         }
+        // The dark frame goes through the same noise path with zero signal (Poisson of 0, Gaussian
+        // read noise, black level, rounding), on its own PRNG stream.
+        var darkFrame: SynthFrame?
+        if isDarkroom && options.darkFrame {
+            darkFrame = SynthFrame(image: renderFrame(scene, .flash, flashOn: false, exposure: feTrue, seed: seed,
+                                                      stream: 3, options: options),
+                                   exposure: fe, trueExposure: feTrue)
+        }
         let truth = truthJSON(scene, seed: seed, flash: flashFrame, ambient: ambientFrame, factors: factors,
-                              flickerPhase: phase, truthMaps: options.truthMaps)
+                              flickerPhase: phase, truthMaps: options.truthMaps, dark: darkFrame)
         return SynthCapture(flash: flashFrame, ambient: ambientFrame, truth: truth, scene: scene,
-                            labels: labels, ambientLabels: ambientLabels)
+                            labels: labels, ambientLabels: ambientLabels, dark: darkFrame)
     }
 
     /// The material label map of a frame: material m + 1 where the pixel's footprint (a 3 × 3 probe

@@ -11,6 +11,8 @@ extension SynthCapture {
         public static let ambient = "ambient.tif"
         /// The dark-room (flash only) capture.
         public static let darkroom = "darkroom.tif"
+        /// The dark frame (lens capped) that goes with a dark-room capture.
+        public static let dark = "dark.tif"
         /// The truth file.
         public static let truth = "truth.json"
         /// The flash frame's material labels (with `RenderOptions.truthMaps`).
@@ -20,8 +22,9 @@ extension SynthCapture {
     }
 
     /// Writes the condition folder: `flash.tif` + `ambient.tif` (or `darkroom.tif` for a capture with
-    /// no ambient light) as 16-bit RGB with EXIF exposure, and `truth.json` (with a `files` member
-    /// naming the images). Files are written atomically; the folder is created if needed.
+    /// no ambient light, with `dark.tif` when its dark frame was rendered) as 16-bit RGB with EXIF
+    /// exposure, and `truth.json` (with a `files` member naming the images). Files are written
+    /// atomically; the folder is created if needed.
     public func write(toDirectory directory: String, compression: TIFFWriteOptions.Compression = .deflate,
                       protectedPaths: [String] = []) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -37,6 +40,10 @@ extension SynthCapture {
         } else {
             try TIFFWriter.write(flash.image, to: path(FileName.darkroom), options: options(flash.exposure), protectedPaths: protectedPaths)
             files = ["darkroom": .string(FileName.darkroom)]
+            if let dark {
+                try TIFFWriter.write(dark.image, to: path(FileName.dark), options: options(dark.exposure), protectedPaths: protectedPaths)
+                files["dark"] = .string(FileName.dark)
+            }
         }
         let labelOptions = TIFFWriteOptions(sampleType: .uint8, compression: compression, software: "constant-color synth")
         if let labels {

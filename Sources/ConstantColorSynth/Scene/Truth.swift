@@ -11,7 +11,7 @@ extension SceneRenderer {
     /// The truth file (schema version 1) of a rendered condition; see `Scripts/render-fixtures` and
     /// fixtures/colorchecker/README.md for the contract.
     func truthJSON(_ scene: PreparedScene, seed: UInt64, flash flashFrame: SynthFrame, ambient ambientFrame: SynthFrame?,
-                   factors: ExposureFactors, flickerPhase: Double, truthMaps: Bool) -> JSONValue {
+                   factors: ExposureFactors, flickerPhase: Double, truthMaps: Bool, dark: SynthFrame? = nil) -> JSONValue {
         let flashExposure = flashFrame.exposure, ambientExposure = ambientFrame?.exposure
         let g = scene.geometry
         let c = scene.condition
@@ -81,6 +81,7 @@ extension SceneRenderer {
             exposures["trueAmbientToFlashRatio"] = num(trueRatio)
             exposures["effectiveAmbientToFlashRatio"] = num(trueRatio * Self.meanGain(a.faults) / Self.meanGain(flashFrame.faults))
         }
+        if let d = dark { exposures["dark"] = exposure(d.exposure) }
         truth["exposure"] = .object(exposures)
         if !effects.isEmpty {
             truth["effects"] = effectsJSON(scene, flash: flashFrame, ambient: ambientFrame, factors: factors, flickerPhase: flickerPhase)

@@ -1,0 +1,135 @@
+import ConstantColor
+
+/// Read noise and black level from a dark frame: the same camera at the same ISO with the lens
+/// capped, so each sample is black level + read noise (EMVA 1288 Release 4.0, §6: the dark
+/// signal's temporal variance is the read noise variance).
+///
+/// With one frame the temporal noise is separated from fixed pattern and shading by the variance
+/// of the differences of horizontally adjacent pixels: for independent pixel noise
+/// Var(p(x+1, y) − p(x, y)) = 2σ², while a row offset or a smooth shading cancels in the difference
+/// (Janesick 2007, "Photon Transfer", §4: difference images remove fixed pattern noise). The
+/// differences are trimmed at 4 robust standard deviations (1.4826 · MAD) so hot pixels do not
+/// count, and the variance is corrected for the trimming as in `PhotonTransfer`. Column-wise fixed
+/// pattern, which does not cancel horizontally, would count as read noise.
+public struct DarkFrame: Sendable, Equatable {
+    /// The dark frame's mean level per channel, DN (the measured black level).
+    public var blackLevelPerChannelDN: SIMD3<Double>
+    /// Temporal read noise per channel at the frame's ISO, DN (σ, not σ²).
+    public var readNoisePerChannelDN: SIMD3<Double>
+    /// Read noise variance pooled over the channels at the frame's ISO, DN².
+    public var readVarianceDN2: Double
+    /// Standard error of `readVarianceDN2`, DN²: ≈ σ² √(3 / n) for n differences (adjacent
+    /// differences share a pixel: Var(d²) = 8σ⁴, Cov(d²ᵢ, d²ᵢ₊₁) = 2σ⁴).
+    public var readVarianceStandardErrorDN2: Double
+    /// The ISO the frame was taken at.
+    public var iso: Double
+    /// Differences used after trimming.
+    public var differenceCount: Int
+
+    /// The measured black level: the mean over the channels, DN.
+    public var blackLevelDN: Double { (blackLevelPerChannelDN.x + blackLevelPerChannelDN.y + blackLevelPerChannelDN.z) / 3 }
+    /// Read noise at the frame's ISO, DN.
+    public var readNoiseDN: Double { readVarianceDN2.squareRoot() }
+
+    /// Read noise referred to `referenceISO` as `NoiseModel` scales it: at ISO i the read noise in
+    /// DN is k · readNoiseDN with k = i / referenceISO.
+    public func readNoiseDN(referenceISO: Double = 100) -> Double { readNoiseDN / (iso / referenceISO) }
+
+    /// The read variance at another ISO (`NoiseModel.coefficients`), DN².
+    public func readVarianceDN2(atISO other: Double) -> Double {
+        NoiseModel(readNoiseDN: readNoiseDN(), gainElectronsPerDN: 1).coefficients(iso: other).readVarianceDN2
+    }
+
+    /// Samples more than this many frame standard deviations above `blackLevel` are "lit"; a
+    /// dark frame with more than half its samples lit is refused.
+    public static let litSigmas = 6.0
+
+    /// Measures a dark frame.
+    ///
+    /// - Parameters:
+    ///   - frame: the dark frame in DN, 3 planes.
+    ///   - iso: its ISO.
+    ///   - blackLevel: the configured black level, DN (to check that the frame is dark).
+    ///   - expectedWidth, expectedHeight: the capture's size; a dark frame must match it.
+    ///   - file: the dark frame's path, for messages.
+    public init(frame: PlanarImage, iso: Double, blackLevel: Double, expectedWidth: Int, expectedHeight: Int,
+                file: String) throws(DarkFrameError) {
+        guard frame.channelCount == 3 else { throw .notRGB(file: file, channels: frame.channelCount) }
+        guard frame.width == expectedWidth, frame.height == expectedHeight else {
+            throw .size(file: file, width: frame.width, height: frame.height, expectedWidth: expectedWidth, expectedHeight: expectedHeight)
+        }
+        guard frame.width >= 2, iso > 0 else { throw .size(file: file, width: frame.width, height: frame.height, expectedWidth: expectedWidth, expectedHeight: expectedHeight) }
+        let w = frame.width, h = frame.height, plane = w * h
+        var mean = SIMD3<Double>(0, 0, 0), variance = SIMD3<Double>(0, 0, 0)
+        var pooledSum = 0.0, pooledCount = 0
+        var differences = [Double](repeating: 0, count: (w - 1) * h)
+        var scratch = differences
+        for c in 0..<3 {
+            var sum = 0.0
+            frame.samples.withUnsafeBufferPointer { s in
+                var k = 0
+                for y in 0..<h {
+                    let row = c * plane + y * w
+                    sum += Double(s[row])
+                    for x in 1..<w {
+                        sum += Double(s[row + x])
+                        differences[k] = Double(s[row + x]) - Double(s[row + x - 1]); k += 1
+                    }
+                }
+            }
+            mean[c] = sum / Double(plane)
+            scratch = differences
+            let center = PatchSampling.median(&scratch)
+            for i in differences.indices { scratch[i] = abs(differences[i] - center) }
+            let limit = 4 * max(1.4826 * PatchSampling.median(&scratch), 1e-9)
+            var n = 0.0, m = 0.0, m2 = 0.0
+            for d in differences where abs(d - center) <= limit {
+                n += 1
+                let delta = d - m
+                m += delta / n
+                m2 += delta * (d - m)
+            }
+            let v = n > 1 ? m2 / (n - 1) / PhotonTransfer.trimmedVarianceFactor / 2 : 0
+            variance[c] = v
+            pooledSum += v * n; pooledCount += Int(n)
+        }
+        let pooled = pooledCount > 0 ? pooledSum / Double(pooledCount) : 0
+        // A dark frame sits at the black level: most samples within a few σ of it.
+        let sigma = max(pooled.squareRoot(), 1)
+        let litThreshold = Float(blackLevel + Self.litSigmas * sigma)
+        var lit = 0
+        for v in frame.samples where v > litThreshold { lit += 1 }
+        if 2 * lit > frame.samples.count {
+            throw .notDark(file: file, litFraction: Double(lit) / Double(frame.samples.count),
+                           thresholdDN: Double(litThreshold), blackLevel: blackLevel)
+        }
+        blackLevelPerChannelDN = mean
+        readNoisePerChannelDN = SIMD3(variance.x.squareRoot(), variance.y.squareRoot(), variance.z.squareRoot())
+        readVarianceDN2 = pooled
+        readVarianceStandardErrorDN2 = pooledCount > 0 ? pooled * (3 / Double(pooledCount)).squareRoot() : .infinity
+        self.iso = iso
+        differenceCount = pooledCount
+    }
+}
+
+/// Why a dark frame was refused; every message names the file.
+public enum DarkFrameError: Error, Equatable, CustomStringConvertible {
+    /// Not 3 channels.
+    case notRGB(file: String, channels: Int)
+    /// Its size differs from the capture's.
+    case size(file: String, width: Int, height: Int, expectedWidth: Int, expectedHeight: Int)
+    /// Most samples are far above the black level: not a lens-capped frame.
+    case notDark(file: String, litFraction: Double, thresholdDN: Double, blackLevel: Double)
+
+    public var description: String {
+        switch self {
+        case .notRGB(let f, let c): return "\(f): the dark frame has \(c) channel(s); camera RGB is required"
+        case .size(let f, let w, let h, let ew, let eh):
+            return "\(f): the dark frame is \(w)x\(h) but the capture is \(ew)x\(eh); take it with the same camera and mode"
+        case .notDark(let f, let p, let t, let b):
+            return "\(f): not a dark frame: \(Int((100 * p).rounded())) % of the samples are above \(Int(t.rounded())) DN (black level \(fmtDN(b)) DN + \(Int(DarkFrame.litSigmas)) sigma); cap the lens, or check the black level"
+        }
+    }
+}
+
+private func fmtDN(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
