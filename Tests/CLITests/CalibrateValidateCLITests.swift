@@ -9,6 +9,7 @@ struct CalibrateValidateCLITests {
         .deletingLastPathComponent().path
     static let darkroom = root + "/fixtures/colorchecker/darkroom/darkroom.tif"
     static let darkroomTruth = root + "/fixtures/colorchecker/darkroom/truth.json"
+    static let dark = root + "/fixtures/colorchecker/darkroom/dark.tif"
 
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cc-calib-\(UUID().uuidString)")
@@ -35,6 +36,57 @@ struct CalibrateValidateCLITests {
         #expect(flash.metadata["patches"]?.array?.count == 24)
         let w = flash.matrixToXYZD65 * SIMD3(1, 1, 1), d65 = WhitePoint.d65XYZ
         #expect(abs(w.x - d65.x) < 1e-9 && abs(w.y - 1) < 1e-9 && abs(w.z - d65.z) < 1e-9)
+    }
+
+    @Test("without --dark the read noise is not measurable: a warning says so and what is written")
+    func calibrateChartWithoutDarkWarns() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: the read noise is not measurable") && r.stderr.contains("--dark"), "\(r.stderr)")
+        let camera = try CameraProfile(path: dir.appendingPathComponent("cam.json").path)
+        #expect(camera.metadata["readNoiseSource"]?.string == "photon transfer intercept")
+    }
+
+    @Test("calibrate chart --dark: gain and read noise within 15 % of the synthesizer's, black level reported and kept")
+    func calibrateChartWithDark() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.dark])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("dark frame: black level") && !r.stderr.contains("warning"), "\(r.stderr)")
+        let camera = try CameraProfile(path: dir.appendingPathComponent("cam.json").path)
+        #expect(abs(camera.noise.gainElectronsPerDN / 0.25 - 1) <= 0.15)
+        #expect(abs(camera.noise.readNoiseDN / 8 - 1) <= 0.15)
+        #expect(camera.metadata["readNoiseSource"]?.string == "dark frame")
+        #expect(camera.metadata["darkFile"]?.string == Self.dark)
+        // A configured black level off by more than the read noise: a warning, and the level is kept.
+        var arguments = chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.dark]
+        arguments[arguments.firstIndex(of: "1024")!] = "1000"
+        let w = try CLI.run(arguments)
+        #expect(w.status == 0, "\(w.stderr)")
+        #expect(w.stderr.contains("warning: the dark frame's black level"), "\(w.stderr)")
+        #expect(try CameraProfile(path: dir.appendingPathComponent("cam.json").path).blackLevel == 1000)
+        // --dark and --read-noise together are refused.
+        let both = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.dark, "--read-noise", "8"])
+        #expect(both.status == 2, "\(both.stderr)")
+    }
+
+    @Test("bad dark frames: another size, or a lit frame, exit 2 with one line naming the file")
+    func badDarkFrames() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let decoded = try TIFFReader.read(path: Self.dark)
+        var small = PlanarImage(width: 200, height: 150, channelCount: 3)
+        for c in 0..<3 { for y in 0..<150 { for x in 0..<200 { small[x, y, c] = decoded.image[x, y, c] } } }
+        let cropped = dir.appendingPathComponent("cropped-dark.tif").path
+        try TIFFWriter.write(small, to: cropped, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", cropped], in: dir,
+                           mentions: ["cropped-dark.tif", "200x150", "324x216"])
+        // The flash-lit capture given as the dark frame.
+        try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.darkroom], in: dir,
+                           mentions: ["darkroom.tif: not a dark frame"])
     }
 
     /// Exit 2, exactly one error line mentioning each of `mentions`, no outputs left.

@@ -8,6 +8,7 @@ enum Fixture {
         .deletingLastPathComponent().path
     static let darkroom = root + "/fixtures/colorchecker/darkroom/darkroom.tif"
     static let darkroomTruth = root + "/fixtures/colorchecker/darkroom/truth.json"
+    static let dark = root + "/fixtures/colorchecker/darkroom/dark.tif"
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014) with normal (Box–Muller) and Poisson draws.

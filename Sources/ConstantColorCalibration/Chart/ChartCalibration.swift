@@ -191,7 +191,7 @@ public struct ChartCalibration: Sendable {
             "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
             "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
         if let dark = darkFrame {
-            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0 6.3): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of horizontally adjacent pixel differences / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of horizontally adjacent pixel differences / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
             m["readNoiseSource"] = .string("dark frame")
             if let darkFile { m["darkFile"] = .string(darkFile) }
             m["darkISO"] = .number(dark.iso)

@@ -1,18 +1,19 @@
 import ConstantColor
 
 /// Read noise and black level from a dark frame: the same camera at the same ISO with the lens
-/// capped, so each sample is black level + read noise (EMVA 1288 Release 4.0, §6: the dark
+/// capped, so each sample is black level + read noise (EMVA 1288 Release 4.0: the dark
 /// signal's temporal variance is the read noise variance).
 ///
 /// With one frame the temporal noise is separated from fixed pattern and shading by the variance
 /// of the differences of horizontally adjacent pixels: for independent pixel noise
 /// Var(p(x+1, y) − p(x, y)) = 2σ², while a row offset or a smooth shading cancels in the difference
-/// (Janesick 2007, "Photon Transfer", §4: difference images remove fixed pattern noise). The
+/// (Janesick 2007, "Photon Transfer": difference images remove fixed pattern noise). The
 /// differences are trimmed at 4 robust standard deviations (1.4826 · MAD) so hot pixels do not
 /// count, and the variance is corrected for the trimming as in `PhotonTransfer`. Column-wise fixed
 /// pattern, which does not cancel horizontally, would count as read noise.
 public struct DarkFrame: Sendable, Equatable {
-    /// The dark frame's mean level per channel, DN (the measured black level).
+    /// The dark frame's level per channel, DN (the measured black level): the mean of the samples
+    /// within ±6 read-noise σ of the channel's median, so hot pixels do not count.
     public var blackLevelPerChannelDN: SIMD3<Double>
     /// Temporal read noise per channel at the frame's ISO, DN (σ, not σ²).
     public var readNoisePerChannelDN: SIMD3<Double>
@@ -44,7 +45,9 @@ public struct DarkFrame: Sendable, Equatable {
     /// dark frame with more than half its samples lit is refused.
     public static let litSigmas = 6.0
 
-    /// Measures a dark frame.
+    /// Measures a dark frame. Refused (`DarkFrameError`): another size than the capture's, more
+    /// than half the samples above black + 6σ (a lit frame, or a wrong black level), or more than a
+    /// quarter of them at the frame's minimum at or below the black level (noise clipped at 0).
     ///
     /// - Parameters:
     ///   - frame: the dark frame in DN, 3 planes.
@@ -64,20 +67,18 @@ public struct DarkFrame: Sendable, Equatable {
         var pooledSum = 0.0, pooledCount = 0
         var differences = [Double](repeating: 0, count: (w - 1) * h)
         var scratch = differences
+        var levels = [Double](repeating: 0, count: plane)
         for c in 0..<3 {
-            var sum = 0.0
             frame.samples.withUnsafeBufferPointer { s in
                 var k = 0
                 for y in 0..<h {
                     let row = c * plane + y * w
-                    sum += Double(s[row])
                     for x in 1..<w {
-                        sum += Double(s[row + x])
                         differences[k] = Double(s[row + x]) - Double(s[row + x - 1]); k += 1
                     }
                 }
+                for i in 0..<plane { levels[i] = Double(s[c * plane + i]) }
             }
-            mean[c] = sum / Double(plane)
             scratch = differences
             let center = PatchSampling.median(&scratch)
             for i in differences.indices { scratch[i] = abs(differences[i] - center) }
@@ -91,6 +92,13 @@ public struct DarkFrame: Sendable, Equatable {
             }
             let v = n > 1 ? m2 / (n - 1) / PhotonTransfer.trimmedVarianceFactor / 2 : 0
             variance[c] = v
+            // Black level: the mean of the samples within ±6σ of the median (hot pixels excluded).
+            let level = PatchSampling.median(&levels), band = 6 * max(v.squareRoot(), 1)
+            var sum = 0.0, count = 0
+            frame.samples.withUnsafeBufferPointer { s in
+                for i in 0..<plane where abs(Double(s[c * plane + i]) - level) <= band { sum += Double(s[c * plane + i]); count += 1 }
+            }
+            mean[c] = count > 0 ? sum / Double(count) : level
             pooledSum += v * n; pooledCount += Int(n)
         }
         let pooled = pooledCount > 0 ? pooledSum / Double(pooledCount) : 0
@@ -102,6 +110,14 @@ public struct DarkFrame: Sendable, Equatable {
         if 2 * lit > frame.samples.count {
             throw .notDark(file: file, litFraction: Double(lit) / Double(frame.samples.count),
                            thresholdDN: Double(litThreshold), blackLevel: blackLevel)
+        }
+        // Noise cut at the bottom (a developer that subtracted the black level and clipped at 0)
+        // piles the samples up at the minimum; a Gaussian of σ ≥ 1 DN puts < 25 % on one value.
+        let minimum = frame.samples.min() ?? 0
+        var atMinimum = 0
+        for v in frame.samples where v == minimum { atMinimum += 1 }
+        if 4 * atMinimum > frame.samples.count && Double(minimum) <= blackLevel {
+            throw .clipped(file: file, fraction: Double(atMinimum) / Double(frame.samples.count), minimumDN: Double(minimum))
         }
         blackLevelPerChannelDN = mean
         readNoisePerChannelDN = SIMD3(variance.x.squareRoot(), variance.y.squareRoot(), variance.z.squareRoot())
@@ -120,6 +136,8 @@ public enum DarkFrameError: Error, Equatable, CustomStringConvertible {
     case size(file: String, width: Int, height: Int, expectedWidth: Int, expectedHeight: Int)
     /// Most samples are far above the black level: not a lens-capped frame.
     case notDark(file: String, litFraction: Double, thresholdDN: Double, blackLevel: Double)
+    /// Many samples sit at the frame's minimum: the noise is cut (or absent), its spread unmeasurable.
+    case clipped(file: String, fraction: Double, minimumDN: Double)
 
     public var description: String {
         switch self {
@@ -128,6 +146,8 @@ public enum DarkFrameError: Error, Equatable, CustomStringConvertible {
             return "\(f): the dark frame is \(w)x\(h) but the capture is \(ew)x\(eh); take it with the same camera and mode"
         case .notDark(let f, let p, let t, let b):
             return "\(f): not a dark frame: \(Int((100 * p).rounded())) % of the samples are above \(Int(t.rounded())) DN (black level \(fmtDN(b)) DN + \(Int(DarkFrame.litSigmas)) sigma); cap the lens, or check the black level"
+        case .clipped(let f, let p, let m):
+            return "\(f): \(Int((100 * p).rounded())) % of the dark frame's samples sit at its minimum \(fmtDN(m)) DN: the noise is cut off (black level subtracted and clipped at 0?) and its spread cannot be measured; develop it with the black level kept"
         }
     }
 }

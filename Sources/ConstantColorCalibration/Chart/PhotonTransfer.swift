@@ -20,6 +20,11 @@ public enum PhotonTransfer {
         public var varianceDN2: Double
         /// Pixel differences used.
         public var differenceCount: Int
+
+        /// Creates a point.
+        public init(meanDN: Double, varianceDN2: Double, differenceCount: Int) {
+            self.meanDN = meanDN; self.varianceDN2 = varianceDN2; self.differenceCount = differenceCount
+        }
     }
 
     /// The fitted line σ² = a + b·s at the capture's ISO.
@@ -121,7 +126,7 @@ public enum PhotonTransfer {
     }
 
     /// Fits σ² = a + b·s with the intercept a known (the read variance measured on a dark frame,
-    /// EMVA 1288 Release 4.0 §6.3: the photon transfer slope is fitted to σ² − σ²_dark): only the
+    /// EMVA 1288 Release 4.0: the photon transfer slope is fitted to σ² − σ²_dark): only the
     /// slope b = ∑ w s (σ² − a) / ∑ w s², with weights n / σ̂⁴ iterated as in `fit(_:)`. The
     /// slope's standard error is from the weighted residuals, (χ² / (N − 1) / ∑ w s²)^½; the
     /// intercept's is the one given. Nil when no point has a positive signal or the slope is not
