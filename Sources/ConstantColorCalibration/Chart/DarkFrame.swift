@@ -51,7 +51,7 @@ public struct DarkFrame: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - frame: the dark frame in DN, 3 planes.
-    ///   - iso: its ISO.
+    ///   - iso: its ISO (> 0; `ExposureSettings.validated()` guarantees it).
     ///   - blackLevel: the configured black level, DN (to check that the frame is dark).
     ///   - expectedWidth, expectedHeight: the capture's size; a dark frame must match it.
     ///   - file: the dark frame's path, for messages.
@@ -61,7 +61,7 @@ public struct DarkFrame: Sendable, Equatable {
         guard frame.width == expectedWidth, frame.height == expectedHeight else {
             throw .size(file: file, width: frame.width, height: frame.height, expectedWidth: expectedWidth, expectedHeight: expectedHeight)
         }
-        guard frame.width >= 2, iso > 0 else { throw .size(file: file, width: frame.width, height: frame.height, expectedWidth: expectedWidth, expectedHeight: expectedHeight) }
+        precondition(iso > 0 && frame.width >= 2, "DarkFrame: ISO must be positive and the frame at least 2 pixels wide")
         let w = frame.width, h = frame.height, plane = w * h
         var mean = SIMD3<Double>(0, 0, 0), variance = SIMD3<Double>(0, 0, 0)
         var pooledSum = 0.0, pooledCount = 0
