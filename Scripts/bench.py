@@ -243,7 +243,11 @@ def print_table(results):
         print(f"\nScaling {big} / {small} ({s['pixelRatio']:.2f}x the pixels): wall median ours "
               f"{s[f'oursWallMedian{big}Over{small}']:.2f}, peer {s[f'peerWallMedian{big}Over{small}']:.2f}; "
               f"CPU median ours {s[f'oursCpuMedian{big}Over{small}']:.2f}, peer {s[f'peerCpuMedian{big}Over{small}']:.2f}")
-    stages = ["decode", "normalize", "register", "darkRoom", "render", "confidence", "gapFillAndEncode", "encode", "total"]
+    # Every stage either tool reports, in pipeline order where known, then the rest.
+    known = ["decode", "normalize", "register", "exposureRatio", "darkRoom", "noiseReduction", "render", "confidence",
+             "gapFillAndEncode", "renderAndEncode", "encode"]
+    seen = {k for e in results["sizes"].values() for t in ("ours", "peer") for k in e[t]["stageSecondsMedian"]}
+    stages = [k for k in known if k in seen] + sorted(seen - set(known) - {"total"}) + ["total"]
     print("\nPer-stage wall seconds (median of the runs, from each tool's report timingsSeconds)\n")
     print("| size | tool | " + " | ".join(stages) + " |")
     print("| --- | --- | " + " | ".join("---" for _ in stages) + " |")

@@ -3,7 +3,9 @@
 /// exist). Two separable running-sum passes: O(1) per sample whatever the radius.
 public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination`; `scratch` holds the
-    /// horizontal pass. All three buffers have `width × height` samples and must not overlap.
+    /// horizontal pass. All three buffers have `width × height` samples; `destination` may be
+    /// `source` (the horizontal pass has read all of it before the vertical pass writes), `scratch`
+    /// must overlap neither.
     public static func mean(_ source: UnsafeBufferPointer<Float>, width w: Int, height h: Int, radius r: Int,
                             into destination: UnsafeMutableBufferPointer<Float>,
                             scratch: UnsafeMutableBufferPointer<Float>) {

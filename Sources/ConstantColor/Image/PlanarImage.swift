@@ -25,6 +25,17 @@ public struct PlanarImage: Sendable, Equatable {
         self.samples = [Float](repeating: value, count: width * height * channelCount)
     }
 
+    /// An image whose samples are left unset, for kernels that write every sample before anything
+    /// reads one (saves the zero fill of a buffer that can be hundreds of megabytes).
+    public init(width: Int, height: Int, channelCount: Int, uninitialized: Void) {
+        precondition(width >= 0 && height >= 0 && channelCount > 0)
+        self.width = width
+        self.height = height
+        self.channelCount = channelCount
+        let count = width * height * channelCount
+        self.samples = [Float](unsafeUninitializedCapacity: count) { _, n in n = count }
+    }
+
     /// An image wrapping existing planar samples; `samples.count` must equal `width * height * channelCount`.
     public init(width: Int, height: Int, channelCount: Int, samples: [Float]) {
         precondition(samples.count == width * height * channelCount, "sample count does not match size")

@@ -51,7 +51,7 @@ public enum Confidence {
             mz = SIMD3<Float>(xyz.rows[2].map { Float($0 / white.z) })
         let fn = flash.noise, flashNoise = estimate.flashNoise, ambientNoise = estimate.ambientNoise
         let flags = estimate.flags  // shared, not copied: only `difference` is written below
-        var out = PlanarImage(width: w, height: h, channelCount: 1)
+        var out = PlanarImage(width: w, height: h, channelCount: 1, uninitialized: ())
         let record = recordUncertainty
         var variance = PlanarImage(width: record ? w : 1, height: record ? h : 1, channelCount: 3)
         var gain = variance

@@ -27,7 +27,7 @@ public struct DarkRoomEstimate: Sendable {
     public init(flash: LinearFrame, ambient: LinearFrame, registration: RegistrationResult) {
         let w = flash.image.width, h = flash.image.height, n = w * h
         precondition(ambient.image.width == w && ambient.image.height == h)
-        var difference = PlanarImage(width: w, height: h, channelCount: 3)
+        var difference = PlanarImage(width: w, height: h, channelCount: 3, uninitialized: ())
         var flags = [UInt8](repeating: 0, count: n)
         let hm = registration.ambientFromFlash
         let m = hm.m.map { $0 }

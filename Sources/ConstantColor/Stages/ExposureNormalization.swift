@@ -69,7 +69,7 @@ public enum ExposureNormalization {
         let inverseScale = Float(1 / exposure.radiometricScale)
         let n = raw.pixelCount
         let width = raw.width
-        var out = PlanarImage(width: raw.width, height: raw.height, channelCount: 3)
+        var out = PlanarImage(width: raw.width, height: raw.height, channelCount: 3, uninitialized: ())
         var clipped = [UInt8](repeating: 0, count: n)
         raw.samples.withUnsafeBufferPointer { src in
             out.samples.withUnsafeMutableBufferPointer { dstBuffer in

@@ -48,7 +48,7 @@ public enum GapFill {
         let md = darkRoomMatrix.floats, mf = flashMatrix.floats
         let dRows = (SIMD3(md[0], md[1], md[2]), SIMD3(md[3], md[4], md[5]), SIMD3(md[6], md[7], md[8]))
         let fRows = (SIMD3(mf[0], mf[1], mf[2]), SIMD3(mf[3], mf[4], mf[5]), SIMD3(mf[6], mf[7], mf[8]))
-        var out = PlanarImage(width: darkRoom.width, height: darkRoom.height, channelCount: 3)
+        var out = PlanarImage(width: darkRoom.width, height: darkRoom.height, channelCount: 3, uninitialized: ())
         curve.withTable { tBuffer, domain, size in
         darkRoom.samples.withUnsafeBufferPointer { dBuffer in
         flashFrame.samples.withUnsafeBufferPointer { fBuffer in

@@ -48,25 +48,24 @@ public struct NoiseReduction: Sendable {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.width == w && flash.image.height == h)
         let s = max(1, subsampling), r = max(0, radius)
-        var model = GuidedModel(width: w, height: h, subsampling: s)
-        let lw = model.lowWidth, lh = model.lowHeight, ln = lw * lh
-        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²;
-        // window means of the same at 16…30; 31 scratch.
-        var planes = [Float](repeating: 0, count: 32 * ln)
+        let lw = (w + s - 1) / s, lh = (h + s - 1) / s, ln = lw * lh
+        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²; 15 scratch.
+        // Boxes run in place (the horizontal pass reads its source completely before the vertical
+        // pass writes). Every plane is written before it is read: no zero fill.
+        var planes = [Float](unsafeUninitializedCapacity: 16 * ln) { _, count in count = 16 * ln }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { lowBuffer in
-        model.planes.withUnsafeMutableBufferPointer { mBuffer in
         estimate.difference.samples.withUnsafeBufferPointer { dBuffer in
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
-            let low = SharedMutableBuffer(lowBuffer), out = SharedMutableBuffer(mBuffer)
+            let low = SharedMutableBuffer(lowBuffer)
             let inputs = UncheckedSendableBox((dBuffer, fBuffer))
             func plane(_ base: SharedMutableBuffer<Float>, _ k: Int) -> UnsafeMutableBufferPointer<Float> {
                 UnsafeMutableBufferPointer(start: base.base + k * ln, count: ln)
             }
-            func box(_ from: Int, _ to: Int) {
-                BoxFilter.mean(UnsafeBufferPointer(plane(low, from)), width: lw, height: lh, radius: r,
-                               into: plane(low, 16 + to), scratch: plane(low, 31))
+            func box(_ k: Int) {
+                BoxFilter.mean(UnsafeBufferPointer(plane(low, k)), width: lw, height: lh, radius: r,
+                               into: plane(low, k), scratch: plane(low, 15))
             }
             // 1. Block averages of the guide and of each channel, one pass over the full-resolution frames.
             forEachRowBand(rowCount: lh) { rows in
@@ -94,8 +93,8 @@ public struct NoiseReduction: Sendable {
                     }
                 }
             }
-            // 2. Window means (planes 16 + k).
-            for k in 0..<15 where k != 2 { box(k, k) }
+            // 2. Window means, in place.
+            for k in 0..<15 where k != 2 { box(k) }
             // 3. Per window: the local linear models, their variances and weights.
             forEachRowBand(rowCount: lh) { rows in
                 for Y in rows {
@@ -103,17 +102,18 @@ public struct NoiseReduction: Sendable {
                     for X in 0..<lw {
                         let k = Y * lw + X
                         let windowCount = windowRows * Float(min(lw - 1, X + r) - max(0, X - r) + 1)
-                        let mu = low[16 * ln + k], count = low[2 * ln + k]
-                        let varI = max(0, low[17 * ln + k] - mu * mu)
+                        let mu = low[k], count = low[2 * ln + k]
+                        let varI = max(0, low[ln + k] - mu * mu)
                         // Noise variance of the averaged guide (its shot noise follows the mean).
                         let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * max(0, mu)) / count
                         let epsilon = kappa * guideNoise + Float.leastNormalMagnitude
                         let signalVarI = max(0, varI - guideNoise)
                         let rho = signalVarI / (signalVarI + epsilon)
                         let onePlusRho = 1 + rho
+                        // All of this window's inputs are read before its outputs overwrite planes 3…12.
                         var a = SIMD3<Float>(), b = SIMD3<Float>(), variance = SIMD3<Float>()
                         for c in 0..<3 {
-                            let o = (16 + 3 + 4 * c) * ln + k
+                            let o = (3 + 4 * c) * ln + k
                             let pBar = low[o], fBar = low[o + ln]
                             let covariance = low[o + 2 * ln] - mu * pBar
                             let varP = max(0, low[o + 3 * ln] - pBar * pBar)
@@ -140,10 +140,9 @@ public struct NoiseReduction: Sendable {
             }
             // 4. Weighted sums over the windows that contain each sample (normalized per pixel after the
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
-            for k in 3...12 { box(k, k) }
-            for j in 0..<10 { (out.base + j * ln).update(from: low.base + (19 + j) * ln, count: ln) }
-        }}}}
-        return model
+            for k in 3...12 { box(k) }
+        }}}
+        return GuidedModel(width: w, height: h, subsampling: s, planes: planes, firstPlane: 3)
     }
 }
 
@@ -158,16 +157,19 @@ public struct GuidedModel: Sendable {
     public let subsampling: Int
     /// Low-resolution size.
     public let lowWidth: Int, lowHeight: Int
-    /// Ten planes of `lowWidth × lowHeight`: for c in 0..<3, `Σw·a_c` at 3c, `Σw·b_c` at 3c+1,
-    /// `Σw·sd_c` at 3c+2; `Σw` at 9.
-    public var planes: [Float]
+    /// Planes of `lowWidth × lowHeight`; from `firstPlane` on, ten of them: for c in 0..<3, `Σw·a_c`
+    /// at 3c, `Σw·b_c` at 3c+1, `Σw·sd_c` at 3c+2; `Σw` at 9.
+    public let planes: [Float]
+    /// Index of the first of the ten planes in `planes`.
+    public let firstPlane: Int
 
-    /// An empty model for a `width × height` frame.
-    public init(width: Int, height: Int, subsampling: Int) {
+    /// A model for a `width × height` frame from its planes.
+    public init(width: Int, height: Int, subsampling: Int, planes: [Float], firstPlane: Int) {
         self.width = width; self.height = height; self.subsampling = subsampling
         lowWidth = (width + subsampling - 1) / subsampling
         lowHeight = (height + subsampling - 1) / subsampling
-        planes = [Float](repeating: 0, count: 10 * lowWidth * lowHeight)
+        precondition(planes.count >= (firstPlane + 10) * lowWidth * lowHeight)
+        self.planes = planes; self.firstPlane = firstPlane
     }
 
     /// Bilinear taps of full-resolution coordinate `i` (pixel centre `i + 0.5`) on a low-resolution
@@ -183,7 +185,7 @@ public struct GuidedModel: Sendable {
         let (y0, y1, t) = Self.taps(y, subsampling: subsampling, count: lowHeight)
         let ln = lowWidth * lowHeight
         for j in 0..<10 {
-            let a = p + j * ln + y0 * lowWidth, b = p + j * ln + y1 * lowWidth, o = row + j * lowWidth
+            let a = p + (firstPlane + j) * ln + y0 * lowWidth, b = p + (firstPlane + j) * ln + y1 * lowWidth, o = row + j * lowWidth
             for x in 0..<lowWidth { o[x] = a[x] + t * (b[x] - a[x]) }
         }
     }
