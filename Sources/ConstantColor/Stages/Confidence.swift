@@ -59,6 +59,8 @@ public enum Confidence {
         let lw = model.lowWidth
         var x0 = [Int](repeating: 0, count: w), x1 = x0, tx = [Float](repeating: 0, count: w)
         for x in 0..<w { (x0[x], x1[x], tx[x]) = GuidedModel.taps(x, subsampling: model.subsampling, count: lw) }
+        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
+                                        ambientNoise: ambientNoise, guideNoise: fn)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
@@ -74,59 +76,78 @@ public enum Confidence {
             let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer))
             forEachRowBand(rowCount: h) { rows in
                 let (f, flags, planes, x0, x1, tx) = inputs.value
+                // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd (9 rows of w,
+                // padded to a multiple of the vector width) and the dilated invalid mask.
+                let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
                 let row = UnsafeMutablePointer<Float>.allocate(capacity: 10 * lw)
-                defer { row.deallocate() }
+                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 9 * padded)
+                coefficients.initialize(repeating: 0, count: 9 * padded)
+                let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
+                invalid.initialize(repeating: 1, count: padded)
+                // Inputs and outputs of the partial vector at the row's end.
+                let tailIn = UnsafeMutablePointer<Float>.allocate(capacity: 6 * Lanes.scalarCount)
+                let tailOut = UnsafeMutablePointer<Float>.allocate(capacity: 10 * Lanes.scalarCount)
+                defer {
+                    row.deallocate(); coefficients.deallocate(); invalid.deallocate()
+                    tailIn.deallocate(); tailOut.deallocate()
+                }
                 for y in rows {
                     model.verticalRow(y, into: row, planes: planes.baseAddress!)
-                    let yUp = max(0, y - 1) * w, yDown = min(h - 1, y + 1) * w, yRow = y * w
                     for x in 0..<w {
-                        let i = yRow + x
                         let l0 = x0[x], l1 = x1[x], t = tx[x]
                         @inline(__always) func sample(_ j: Int) -> Float {
                             let a = row[j * lw + l0]
                             return a + t * (row[j * lw + l1] - a)
                         }
                         let inverseWeight = 1 / sample(9)
-                        let a = SIMD3(sample(0), sample(3), sample(6)) * inverseWeight
-                        let b = SIMD3(sample(1), sample(4), sample(7)) * inverseWeight
-                        let sd = SIMD3(sample(2), sample(5), sample(8)) * inverseWeight
-                        let fc = SIMD3(f[i], f[n + i], f[2 * n + i])
-                        let raw = SIMD3(d[i], d[n + i], d[2 * n + i])
-                        let guide = fc.sum()
-                        let guideVariance = 3 * fn.varianceOffset + fn.varianceSlope * max(0, guide)
-                        // DarkRoomEstimate.variance(flash:difference:), for the three channels.
-                        let ambient = fc - raw
-                        let rawVariance = flashNoise.varianceOffset + ambientNoise.varianceOffset
-                            + flashNoise.varianceSlope * fc.replacing(with: 0, where: fc .< 0)
-                            + ambientNoise.varianceSlope * ambient.replacing(with: 0, where: ambient .< 0)
-                        let q = a * guide + b
-                        let windowVariance = sd * sd
-                        let residual = raw - q
-                        let z2 = residual * residual / (rawVariance + windowVariance + a * a * guideVariance)
-                        let s = (z2 - 4) / 5
-                        let tt = s.replacing(with: 0, where: s .< 0).replacing(with: 1, where: s .> 1)
-                        let beta = tt * tt * (3 - 2 * tt)
-                        let keep = 1 - beta
-                        let value = q + beta * residual
-                        let independent = keep * keep * windowVariance + beta * beta * rawVariance
-                        let guideGain = keep * a
-                        d[i] = value.x; d[n + i] = value.y; d[2 * n + i] = value.z
-                        if record {
-                            vOut[i] = independent.x; vOut[n + i] = independent.y; vOut[2 * n + i] = independent.z
-                            gOut[i] = guideGain.x; gOut[n + i] = guideGain.y; gOut[2 * n + i] = guideGain.z
-                        }
-                        // Clipped or no ambient sample within one pixel: no information.
+                        for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
+                    }
+                    // Clipped or no ambient sample within one pixel: no information.
+                    let yUp = max(0, y - 1) * w, yDown = min(h - 1, y + 1) * w, yRow = y * w
+                    for x in 0..<w {
                         let xl = max(0, x - 1), xr = min(w - 1, x + 1)
                         let bad = flags[yUp + xl] | flags[yUp + x] | flags[yUp + xr]
                             | flags[yRow + xl] | flags[yRow + x] | flags[yRow + xr]
                             | flags[yDown + xl] | flags[yDown + x] | flags[yDown + xr]
-                        if bad != 0 { o[i] = 0; continue }
-                        let sigma = labStandardDeviation(
-                            rgb: value, variance: independent, systematic: delta * (fc - raw),
-                            guideNoise: guideGain * guideVariance.squareRoot(), mx: mx, my: my, mz: mz)
-                        let qn = sigma / noiseScaleDeltaE
-                        let c = 1 / (1 + qn * qn)
-                        o[i] = c.isFinite ? min(1, max(0, c)) : 0
+                        invalid[x] = bad != 0 ? 1 : 0
+                    }
+                    let fBase = f.baseAddress! + yRow, dBase = d.base + yRow
+                    var x = 0
+                    while x < w {
+                        let full = x + Lanes.scalarCount <= w
+                        @inline(__always) func load(_ p: UnsafePointer<Float>, _ slot: Int) -> Lanes {
+                            if full { return UnsafeRawPointer(p + x).loadUnaligned(as: Lanes.self) }
+                            let tail = tailIn + slot * Lanes.scalarCount
+                            for k in 0..<Lanes.scalarCount { tail[k] = x + k < w ? p[x + k] : 0 }
+                            return UnsafeRawPointer(tail).loadUnaligned(as: Lanes.self)
+                        }
+                        let fr = load(fBase, 0), fg = load(fBase + n, 1), fb = load(fBase + 2 * n, 2)
+                        let dr = load(UnsafePointer(dBase), 3), dg = load(UnsafePointer(dBase + n), 4),
+                            db = load(UnsafePointer(dBase + 2 * n), 5)
+                        @inline(__always) func coefficient(_ j: Int) -> Lanes {
+                            UnsafeRawPointer(coefficients + j * padded + x).loadUnaligned(as: Lanes.self)
+                        }
+                        let r = kernel(f: (fr, fg, fb), d: (dr, dg, db),
+                                       a: (coefficient(0), coefficient(3), coefficient(6)),
+                                       b: (coefficient(1), coefficient(4), coefficient(7)),
+                                       sd: (coefficient(2), coefficient(5), coefficient(8)),
+                                       invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants)
+                        @inline(__always) func store(_ v: Lanes, _ buffer: SharedMutableBuffer<Float>, _ offset: Int) {
+                            if full {
+                                UnsafeMutableRawPointer(buffer.base + offset + x).storeBytes(of: v, as: Lanes.self)
+                            } else {
+                                for lane in 0..<(w - x) { buffer[offset + x + lane] = v[lane] }
+                            }
+                        }
+                        store(r.value.0, d, yRow); store(r.value.1, d, n + yRow); store(r.value.2, d, 2 * n + yRow)
+                        store(r.confidence, o, yRow)
+                        if record {
+                            store(r.independent.0, vOut, yRow); store(r.independent.1, vOut, n + yRow)
+                            store(r.independent.2, vOut, 2 * n + yRow)
+                            store(r.guideGain.0, gOut, yRow); store(r.guideGain.1, gOut, n + yRow)
+                            store(r.guideGain.2, gOut, 2 * n + yRow)
+                        }
+                        x += Lanes.scalarCount
                     }
                 }
             }
@@ -134,47 +155,90 @@ public enum Confidence {
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
+    /// The vector of pixels the kernel works on at once.
+    typealias Lanes = SIMD8<Float>
+
+    /// What the kernel needs besides the pixels.
+    struct KernelConstants {
+        /// Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
+        var mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>
+        /// Relative uncertainty of the exposure ratio.
+        var delta: Float
+        /// Noise of the frames (D's variance) and of the flash guide.
+        var flashNoise: FrameNoise, ambientNoise: FrameNoise, guideNoise: FrameNoise
+    }
+
+    /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,
+    /// the independent variance and guide gain of the result, and the confidence.
+    @inline(__always)
+    static func kernel(f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes), a: (Lanes, Lanes, Lanes),
+                       b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), invalid: Lanes, _ k: KernelConstants)
+        -> (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), guideGain: (Lanes, Lanes, Lanes), confidence: Lanes) {
+        let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+        let guide = f.0 + f.1 + f.2
+        let guideVariance = 3 * k.guideNoise.varianceOffset + k.guideNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
+        let guideSigma = guideVariance.squareRoot()
+        // One channel: DarkRoomEstimate.variance(flash:difference:), the model, the per-pixel check.
+        @inline(__always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
+            -> (value: Lanes, independent: Lanes, gain: Lanes) {
+            let ambient = f - d
+            let rawVariance = (k.flashNoise.varianceOffset + k.ambientNoise.varianceOffset)
+                + k.flashNoise.varianceSlope * f.replacing(with: 0, where: f .< 0)
+                + k.ambientNoise.varianceSlope * ambient.replacing(with: 0, where: ambient .< 0)
+            let q = a * guide + b
+            let windowVariance = sd * sd
+            let residual = d - q
+            let z2 = residual * residual / (rawVariance + windowVariance + a * a * guideVariance)
+            var t = (z2 - 4) * (1.0 / 5)
+            t = t.replacing(with: zero, where: .!(t .> zero)).replacing(with: one, where: t .> one)  // NaN → 0
+            let beta = t * t * (3 - 2 * t)
+            let keep = 1 - beta
+            return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance, keep * a)
+        }
+        let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)
+        // CIELAB slopes at the pixel's colour (CIE 15:2004): f'(t) = 1/(3 t^(2/3)) above (6/29)³.
+        @inline(__always) func slope(_ m: SIMD3<Float>) -> Lanes {
+            let t = m.x * r.value + m.y * g.value + m.z * bl.value
+            let t0: Float = 216.0 / 24389.0
+            let above = t .> t0
+            let c = cubeRoot(t.replacing(with: t0, where: .!above))
+            return (1 / (3 * c * c)).replacing(with: 841.0 / 108.0, where: .!above)
+        }
+        let gx = slope(k.mx), gy = slope(k.my), gz = slope(k.mz)
+        // Jacobian of L*, a*, b* on camera RGB, channel by channel.
+        @inline(__always) func jacobian(_ c: Int) -> (Lanes, Lanes, Lanes) {
+            (116 * k.my[c] * gy, 500 * (k.mx[c] * gx - k.my[c] * gy), 200 * (k.my[c] * gy - k.mz[c] * gz))
+        }
+        let j0 = jacobian(0), j1 = jacobian(1), j2 = jacobian(2)
+        @inline(__always) func norm2(_ j: (Lanes, Lanes, Lanes)) -> Lanes { j.0 * j.0 + j.1 * j.1 + j.2 * j.2 }
+        var total = r.independent * norm2(j0) + g.independent * norm2(j1) + bl.independent * norm2(j2)
+        // Fully correlated errors: the exposure ratio's (δ·A) and the guide's (ā·δI).
+        @inline(__always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
+            let l = e0 * j0.0 + e1 * j1.0 + e2 * j2.0
+            let aa = e0 * j0.1 + e1 * j1.1 + e2 * j2.1
+            let bb = e0 * j0.2 + e1 * j1.2 + e2 * j2.2
+            return l * l + aa * aa + bb * bb
+        }
+        total += correlated(k.delta * (f.0 - d.0), k.delta * (f.1 - d.1), k.delta * (f.2 - d.2))
+        total += correlated(guideSigma * r.gain, guideSigma * g.gain, guideSigma * bl.gain)
+        let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
+        var c = 1 / (1 + q2)
+        c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0
+        c = c.replacing(with: zero, where: invalid .> 0)
+        return ((r.value, g.value, bl.value), (r.independent, g.independent, bl.independent), (r.gain, g.gain, bl.gain), c)
+    }
+
     /// Cube roots of positive finite values: exponent-thirding first guess, then two Newton steps
     /// (relative error below 1e-5; σ needs no more, and libm's `cbrtf` was the hot loop's cost).
-    @inline(__always) @usableFromInline static func fastCubeRoot(_ t: SIMD4<Float>) -> SIMD4<Float> {
-        @inline(__always) func guess(_ v: Float) -> Float { Float(bitPattern: v.bitPattern / 3 &+ 709_921_077) }
-        var y = SIMD4<Float>(guess(t.x), guess(t.y), guess(t.z), guess(t.w))
-        let third = SIMD4<Float>(repeating: 1.0 / 3)
+    @inline(__always) static func cubeRoot(_ t: Lanes) -> Lanes {
+        let bits = unsafeBitCast(t, to: SIMD8<UInt32>.self)
+        let guess: SIMD8<UInt32> = bits / SIMD8<UInt32>(repeating: 3) &+ SIMD8<UInt32>(repeating: 709_921_077)
+        var y = unsafeBitCast(guess, to: Lanes.self)
         for _ in 0..<2 {
-            let y2: SIMD4<Float> = y * y
-            let q: SIMD4<Float> = t / y2
-            let twice: SIMD4<Float> = y + y
-            y = (twice + q) * third
+            let y2: Lanes = y * y
+            let ratio: Lanes = t / y2
+            y = (y + y + ratio) * (1.0 / 3)
         }
         return y
-    }
-
-    /// Derivative of the CIELAB function f(t) (t^(1/3) above (6/29)³, linear below; CIE 15:2004),
-    /// for X/Xn, Y/Yn, Z/Zn at once (the fourth lane is padding).
-    @inline(__always) @usableFromInline static func labSlope(_ t: SIMD4<Float>) -> SIMD4<Float> {
-        let t0: Float = 216.0 / 24389.0  // (6/29)³
-        let c = fastCubeRoot(t.replacing(with: t0, where: .!(t .> t0)))  // NaN-safe: not above → t0
-        let cube = 1 / (3 * c * c)
-        return cube.replacing(with: 841.0 / 108.0, where: .!(t .> t0))  // 1 / (3 (6/29)²) below
-    }
-
-    /// Standard deviation (√ of the trace of the covariance) of L*, a*, b* for a pixel whose
-    /// camera RGB has independent per-channel variances plus two independent, fully correlated error
-    /// vectors (standard deviations) `systematic` and `guideNoise`; `mx, my, mz` are the rows of the
-    /// camera→XYZ matrix divided by the white's X, Y, Z.
-    @inline(__always) @usableFromInline
-    static func labStandardDeviation(rgb: SIMD3<Float>, variance: SIMD3<Float>,
-                                     systematic: SIMD3<Float> = .zero, guideNoise: SIMD3<Float> = .zero,
-                                     mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>) -> Float {
-        let g = labSlope(SIMD4((mx * rgb).sum(), (my * rgb).sum(), (mz * rgb).sum(), 1))
-        let gx = g.x, gy = g.y, gz = g.z
-        // Jacobian rows: ∂L*/∂rgb, ∂a*/∂rgb, ∂b*/∂rgb.
-        let jL = 116 * gy * my, ja = 500 * (gx * mx - gy * my), jb = 200 * (gy * my - gz * mz)
-        let independent = (variance * jL * jL).sum() + (variance * ja * ja).sum() + (variance * jb * jb).sum()
-        @inline(__always) func squared(_ e: SIMD3<Float>) -> Float {
-            let l = (jL * e).sum(), a = (ja * e).sum(), b = (jb * e).sum()
-            return l * l + a * a + b * b
-        }
-        return (independent + squared(systematic) + squared(guideNoise)).squareRoot()
     }
 }
