@@ -3,6 +3,7 @@ import Foundation
 
 /// A small analytic scene for stage tests: smooth-edged squares of varying reflectance on a
 /// textured background, sampled at any continuous coordinate (so that a camera motion is exact).
+/// The squares repeat every 160 × 120 pixels, so a larger `width`/`height` has them all over the frame.
 struct SyntheticScene {
     var width = 160, height = 120
     /// Moves one of the squares (index into the list) by (dx, dy) pixels: an object that moved.
@@ -21,7 +22,9 @@ struct SyntheticScene {
             (60, 85, 18, SIMD3(0.2, 0.25, 0.7)), (125, 90, 12, SIMD3(0.85, 0.85, 0.8)),
         ]
         for (k, (cx0, cy0, h, c)) in squares.enumerated() {
-            var cx = cx0, cy = cy0
+            // The nearest copy of the square in the 160 × 120 tiling (on the first tile, and just
+            // outside it, that is the square itself).
+            var cx = cx0 + 160 * ((x - cx0) / 160).rounded(), cy = cy0 + 120 * ((y - cy0) / 120).rounded()
             if let m = movedSquare, m.index == k { cx += m.dx; cy += m.dy }
             let inside = min(h - abs(x - cx), h - abs(y - cy))
             let t = 1 / (1 + exp(-inside * 3))  // soft edge about 1/3 px wide

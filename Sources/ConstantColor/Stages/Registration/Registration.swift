@@ -99,10 +99,12 @@ public enum Registration {
             residuals[model] = r.2
         } else {
             var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
+            // One Huber threshold for all candidates, so that their robust costs are comparable.
+            let huber = finest.huberThreshold(warp, photometric: photometric)
             for model in MotionModel.allCases {
                 // Every candidate starts from the coarse levels' estimate, which already holds any
                 // rotation (a translation-only start would leave the richer fits far from it).
-                let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30)
+                let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30, huber: huber)
                 residuals[model] = r.2
                 if let b = best {
                     let extra = Double(model.parameterCount - b.warp.model.parameterCount)
@@ -167,7 +169,8 @@ struct Level {
             let w = template.width
             for i in magnitude.indices where magnitude[i] > threshold && magnitude[i] > 0 {
                 let x = i % w, y = i / w
-                if x > 1 && y > 1 && x < w - 2 && y < template.height - 2 { chosen.append(Int32(i)) }
+                let b = RegistrationFeatures.borderMargin
+                if x >= b && y >= b && x < w - b && y < template.height - b { chosen.append(Int32(i)) }
             }
         }
         samples = chosen
@@ -210,12 +213,17 @@ struct Level {
         var normal = [Double](repeating: 0, count: m * m)
         var rhs = [Double](repeating: 0, count: m)
         var absSum = 0.0, sqSum = 0.0, tSq = 0.0, count = 0.0
+        // Features within the margin of the moving frame's border are biased (their high-pass
+        // window is cut by the border at a different scene place than the template's).
+        let margin = Float(RegistrationFeatures.borderMargin)
+        let movingRight = Float(moving.width) - margin, movingBottom = Float(moving.height) - margin
         for index in samples {
             let i = Int(index)
             let x = Double(i % template.width) + 0.5, y = Double(i / template.width) + 0.5
             let (wu, wv) = warp.apply(u: (x - cx) / s, v: (y - cy) / s, jx: &jx, jy: &jy)
             let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
-            guard let value = moving.bilinear(x: ax, y: ay),
+            guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom,
+                  let value = moving.bilinear(x: ax, y: ay),
                   let gx = gradX.bilinear(x: ax, y: ay), let gy = gradY.bilinear(x: ax, y: ay) else { continue }
             let t = Double(template.pixels[i])
             let e = t - (gain * Double(value) + offset)
@@ -234,19 +242,26 @@ struct Level {
         return (normal, rhs, sqSum, tSq, absSum, count)
     }
 
+    /// Huber's threshold 1.345 σ (Huber 1981), with the robust scale σ ≈ 1.2533 · mean|e| of Gaussian
+    /// residuals taken at `warp`; infinite when too few samples fall inside the moving frame.
+    func huberThreshold(_ warp: NormalizedWarp, photometric: (gain: Double, offset: Double)) -> Double {
+        let e = normalEquations(warp, gain: photometric.gain, offset: photometric.offset, huber: .infinity)
+        guard e.count > Double(4 * (warp.model.parameterCount + 2)) else { return .infinity }
+        return 1.345 * 1.2533 * e.absSum / e.count
+    }
+
     /// Levenberg–Marquardt (Marquardt 1963) on the Huber-weighted Gauss–Newton system; a step is
     /// kept only if it lowers the weighted error. Returns the warp, the photometric gain/offset
     /// and the robust relative residual (√(Σ w e² / Σ t²) over the sample pixels).
     func fit(_ start: NormalizedWarp, photometric start2: (gain: Double, offset: Double),
-             iterations: Int) -> (NormalizedWarp, (gain: Double, offset: Double), Double) {
+             iterations: Int, huber fixedHuber: Double? = nil) -> (NormalizedWarp, (gain: Double, offset: Double), Double) {
         var warp = start
         var gain = start2.gain, offset = start2.offset
         let n = warp.model.parameterCount, m = n + 2
-        // Robust scale from the start: σ ≈ 1.2533 · mean|e| for Gaussian residuals.
-        var current = normalEquations(warp, gain: gain, offset: offset, huber: .infinity)
+        let huber = fixedHuber ?? huberThreshold(warp, photometric: (gain, offset))
+        guard huber.isFinite else { return (warp, (gain, offset), .infinity) }
+        var current = normalEquations(warp, gain: gain, offset: offset, huber: huber)
         guard current.count > Double(4 * m) else { return (warp, (gain, offset), .infinity) }
-        let huber = 1.345 * 1.2533 * current.absSum / current.count
-        current = normalEquations(warp, gain: gain, offset: offset, huber: huber)
         var lambda = 1e-4
         for _ in 0..<iterations {
             var damped = current.normal

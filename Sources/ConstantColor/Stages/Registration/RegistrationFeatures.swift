@@ -17,6 +17,11 @@ enum RegistrationFeatures {
     /// Radius of the local mean subtracted at every level, in that level's pixels.
     static let highPassRadius = 4
 
+    /// Pixels this close to a level's border have features biased by the cut-off smoothing windows
+    /// (radius 1, then `highPassRadius`, then the central-difference gradient): registration
+    /// leaves them out.
+    static let borderMargin = highPassRadius + 2
+
     /// The three planes of a frame as gray images, full resolution.
     static func channels(_ frame: LinearFrame) -> [GrayImage] {
         let img = frame.image
