@@ -18,7 +18,7 @@ public struct RegistrationOptions: Sendable {
 
     /// Defaults: automatic model, 2 MP working level, 20 000 samples, 0.5 % residual gain.
     public init(model: MotionModel? = nil, maximumWorkingPixels: Int = 2_000_000,
-                maximumSamplePixels: Int = 20_000, modelSelectionGain: Double = 0.005) {
+                maximumSamplePixels: Int = 80_000, modelSelectionGain: Double = 0.005) {
         self.model = model
         self.maximumWorkingPixels = maximumWorkingPixels
         self.maximumSamplePixels = maximumSamplePixels
