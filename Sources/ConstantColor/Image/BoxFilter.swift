@@ -1,6 +1,8 @@
 /// Box (moving-average) filter of a single plane: each output sample is the mean of the input over
 /// the `(2r+1) × (2r+1)` window around it, clipped to the image (so the mean is over the samples that
-/// exist). Two separable running-sum passes: O(1) per sample whatever the radius.
+/// exist). Two separable passes of direct sums: `2r+1` vectorizable adds per sample and pass, which
+/// beats a running sum (a serial dependency chain) for the small radii the pipeline uses, and has
+/// no drift.
 public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination`; `scratch` holds the
     /// horizontal pass. All three buffers have `width × height` samples; `destination` may be
@@ -10,38 +12,41 @@ public enum BoxFilter {
                             into destination: UnsafeMutableBufferPointer<Float>,
                             scratch: UnsafeMutableBufferPointer<Float>) {
         precondition(source.count >= w * h && destination.count >= w * h && scratch.count >= w * h && r >= 0)
-        let src = UncheckedSendableBox(source)
+        guard w > 0, h > 0 else { return }
+        let src = UncheckedSendableBox(source.baseAddress!)
         let tmp = SharedMutableBuffer(scratch), dst = SharedMutableBuffer(destination)
-        // Horizontal sums (not yet divided), row by row.
+        // 1 / (number of columns in the window) per column.
+        var inverseColumns = [Float](repeating: 0, count: w)
+        for x in 0..<w { inverseColumns[x] = 1 / Float(min(w - 1, x + r) - max(0, x - r) + 1) }
+        // Horizontal sums (not yet divided), row by row: tmp[x] = Σ_k s[x + k], k in −r…r, inside the row.
         forEachRowBand(rowCount: h) { rows in
-            let s = src.value
             for y in rows {
-                let row = y * w
-                var sum: Double = 0
-                for x in 0..<min(w, r) { sum += Double(s[row + x]) }
-                for x in 0..<w {
-                    if x + r < w { sum += Double(s[row + x + r]) }
-                    if x - r - 1 >= 0 { sum -= Double(s[row + x - r - 1]) }
-                    tmp[row + x] = Float(sum)
+                let s = src.value + y * w, t = tmp.base + y * w
+                t.update(from: s, count: w)
+                for k in 1...max(1, r) where k <= r {
+                    if k < w {
+                        for x in 0..<(w - k) { t[x] += s[x + k] }  // right neighbours
+                        for x in k..<w { t[x] += s[x - k] }        // left neighbours
+                    }
                 }
             }
         }
         // Vertical sums of the horizontal sums, divided by the window's sample count.
-        forEachRowBand(rowCount: h) { rows in
-            var column = [Double](repeating: 0, count: w)
-            let y0 = rows.lowerBound
-            // Rows y0-r-1 ..< y0+r, so that the first step (add y0+r, drop y0-r-1) leaves [y0-r, y0+r].
-            for yy in max(0, y0 - r - 1)..<min(h, y0 + r) {
-                for x in 0..<w { column[x] += Double(tmp[yy * w + x]) }
-            }
-            for y in rows {
-                let add = y + r, drop = y - r - 1
-                if add < h { for x in 0..<w { column[x] += Double(tmp[add * w + x]) } }
-                if drop >= 0 { for x in 0..<w { column[x] -= Double(tmp[drop * w + x]) } }
-                let rowsInWindow = min(h - 1, y + r) - max(0, y - r) + 1
-                for x in 0..<w {
-                    let colsInWindow = min(w - 1, x + r) - max(0, x - r) + 1
-                    dst[y * w + x] = Float(column[x] / Double(rowsInWindow * colsInWindow))
+        inverseColumns.withUnsafeBufferPointer { inverseBuffer in
+            let inverse = UncheckedSendableBox(inverseBuffer.baseAddress!)
+            forEachRowBand(rowCount: h) { rows in
+                for y in rows {
+                    let y0 = max(0, y - r), y1 = min(h - 1, y + r)
+                    let o = dst.base + y * w
+                    o.update(from: tmp.base + y0 * w, count: w)
+                    if y1 > y0 {
+                        for yy in (y0 + 1)...y1 {
+                            let t = tmp.base + yy * w
+                            for x in 0..<w { o[x] += t[x] }
+                        }
+                    }
+                    let inverseRows = 1 / Float(y1 - y0 + 1)
+                    for x in 0..<w { o[x] *= inverse.value[x] * inverseRows }
                 }
             }
         }

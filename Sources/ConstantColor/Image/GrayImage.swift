@@ -47,39 +47,9 @@ public struct GrayImage: Sendable {
     }
 
     /// Mean over a (2r+1)² box at each pixel, edges handled by clamping the window to the image
-    /// (the mean is over the pixels inside). Separable running sums: O(1) per pixel.
+    /// (the mean is over the pixels inside); `BoxFilter.mean`.
     public func boxMean(radius r: Int) -> GrayImage {
-        let w = width, h = height
-        var tmp = [Float](repeating: 0, count: w * h)
-        var out = GrayImage(width: w, height: h)
-        pixels.withUnsafeBufferPointer { src in
-            tmp.withUnsafeMutableBufferPointer { t in
-                for y in 0..<h {
-                    var acc: Double = 0
-                    let row = y * w
-                    for x in 0..<min(r, w) { acc += Double(src[row + x]) }
-                    for x in 0..<w {
-                        if x + r < w { acc += Double(src[row + x + r]) }
-                        if x - r - 1 >= 0 { acc -= Double(src[row + x - r - 1]) }
-                        let count = min(w - 1, x + r) - max(0, x - r) + 1
-                        t[row + x] = Float(acc / Double(count))
-                    }
-                }
-            }
-        }
-        tmp.withUnsafeBufferPointer { t in
-            out.pixels.withUnsafeMutableBufferPointer { dst in
-                var acc = [Double](repeating: 0, count: w)
-                for y in 0..<min(r, h) { for x in 0..<w { acc[x] += Double(t[y * w + x]) } }
-                for y in 0..<h {
-                    if y + r < h { for x in 0..<w { acc[x] += Double(t[(y + r) * w + x]) } }
-                    if y - r - 1 >= 0 { for x in 0..<w { acc[x] -= Double(t[(y - r - 1) * w + x]) } }
-                    let count = Double(min(h - 1, y + r) - max(0, y - r) + 1)
-                    for x in 0..<w { dst[y * w + x] = Float(acc[x] / count) }
-                }
-            }
-        }
-        return out
+        GrayImage(width: width, height: height, pixels: BoxFilter.mean(pixels, width: width, height: height, radius: r))
     }
 
     /// Bilinear sample at continuous coordinates (pixel centers at half-integers); `nil` outside

@@ -1,0 +1,36 @@
+import Testing
+@testable import ConstantColor
+
+@Suite("Box filter")
+struct BoxFilterTests {
+    /// The mean over the clipped window, summed directly in Double.
+    static func bruteForce(_ p: [Float], _ w: Int, _ h: Int, _ r: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w {
+            var s = 0.0, n = 0.0
+            for yy in max(0, y - r)...min(h - 1, y + r) { for xx in max(0, x - r)...min(w - 1, x + r) { s += Double(p[yy * w + xx]); n += 1 } }
+            out[y * w + x] = Float(s / n)
+        } }
+        return out
+    }
+
+    @Test("matches the direct mean over the clipped window, borders included, also in place", arguments: [0, 1, 3, 5])
+    func matchesBruteForce(radius: Int) {
+        var rng = SplitMix(seed: UInt64(radius) + 1)
+        for (w, h) in [(37, 23), (5, 4), (1, 9)] {
+            let p = (0..<(w * h)).map { _ in Float(rng.uniform() * 1000 - 200) }
+            let expected = Self.bruteForce(p, w, h, radius)
+            let got = BoxFilter.mean(p, width: w, height: h, radius: radius)
+            var inPlace = p, scratch = [Float](repeating: 0, count: w * h)
+            inPlace.withUnsafeMutableBufferPointer { b in
+                scratch.withUnsafeMutableBufferPointer { s in
+                    BoxFilter.mean(UnsafeBufferPointer(b), width: w, height: h, radius: radius, into: b, scratch: s)
+                }
+            }
+            for i in expected.indices {
+                #expect(abs(got[i] - expected[i]) <= 1e-4 * max(1, abs(expected[i])), "\(w)x\(h) r\(radius) at \(i)")
+                #expect(inPlace[i] == got[i])
+            }
+        }
+    }
+}
