@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -208,16 +209,40 @@ struct Level {
     func normalEquations(_ warp: NormalizedWarp, gain: Double, offset: Double, huber: Double)
         -> (normal: [Double], rhs: [Double], weightedSquares: Double, templateSquares: Double, absSum: Double, count: Double) {
         let n = warp.model.parameterCount, m = n + 2
+        // A fixed number of sample chunks, summed in a fixed order: the same result on any core count.
+        let chunks = samples.count >= 8192 ? 4 : 1
+        var parts = [NormalEquationsPart](repeating: NormalEquationsPart(size: m), count: chunks)
+        parts.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            let level = UncheckedSendableBox(self)
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                let all = level.value.samples.count
+                out[c] = level.value.accumulate(warp, gain: gain, offset: offset, huber: huber,
+                                                range: (all * c / chunks)..<(all * (c + 1) / chunks))
+            }
+        }
+        var total = parts[0]
+        for part in parts.dropFirst() {
+            for k in 0..<(m * m) { total.normal[k] += part.normal[k] }
+            for k in 0..<m { total.rhs[k] += part.rhs[k] }
+            total.weightedSquares += part.weightedSquares; total.templateSquares += part.templateSquares
+            total.absSum += part.absSum; total.count += part.count
+        }
+        for a in 0..<m { for b in 0..<a { total.normal[a * m + b] = total.normal[b * m + a] } }
+        return (total.normal, total.rhs, total.weightedSquares, total.templateSquares, total.absSum, total.count)
+    }
+
+    /// The Huber-weighted Gauss–Newton sums over `samples[range]` (upper triangle of the normal matrix).
+    func accumulate(_ warp: NormalizedWarp, gain: Double, offset: Double, huber: Double, range: Range<Int>) -> NormalEquationsPart {
+        let n = warp.model.parameterCount, m = n + 2
+        var part = NormalEquationsPart(size: m)
         var jx = [Double](repeating: 0, count: n), jy = [Double](repeating: 0, count: n)
         var jacobian = [Double](repeating: 0, count: m)
-        var normal = [Double](repeating: 0, count: m * m)
-        var rhs = [Double](repeating: 0, count: m)
-        var absSum = 0.0, sqSum = 0.0, tSq = 0.0, count = 0.0
         // Features within the margin of the moving frame's border are biased (their high-pass
         // window is cut by the border at a different scene place than the template's).
         let margin = Float(RegistrationFeatures.borderMargin)
         let movingRight = Float(moving.width) - margin, movingBottom = Float(moving.height) - margin
-        for index in samples {
+        for index in samples[range] {
             let i = Int(index)
             let x = Double(i % template.width) + 0.5, y = Double(i / template.width) + 0.5
             let (wu, wv) = warp.apply(u: (x - cx) / s, v: (y - cy) / s, jx: &jx, jy: &jy)
@@ -228,18 +253,17 @@ struct Level {
             let t = Double(template.pixels[i])
             let e = t - (gain * Double(value) + offset)
             let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
-            absSum += abs(e); sqSum += weight * e * e; tSq += t * t; count += 1
+            part.absSum += abs(e); part.weightedSquares += weight * e * e; part.templateSquares += t * t; part.count += 1
             let gsx = gain * Double(gx) * s, gsy = gain * Double(gy) * s
             for k in 0..<n { jacobian[k] = gsx * jx[k] + gsy * jy[k] }
             jacobian[n] = Double(value); jacobian[n + 1] = 1
             for a in 0..<m {
                 let wa = weight * jacobian[a]
-                rhs[a] += wa * e
-                for b in a..<m { normal[a * m + b] += wa * jacobian[b] }
+                part.rhs[a] += wa * e
+                for b in a..<m { part.normal[a * m + b] += wa * jacobian[b] }
             }
         }
-        for a in 0..<m { for b in 0..<a { normal[a * m + b] = normal[b * m + a] } }
-        return (normal, rhs, sqSum, tSq, absSum, count)
+        return part
     }
 
     /// Huber's threshold 1.345 σ (Huber 1981), with the robust scale σ ≈ 1.2533 · mean|e| of Gaussian
@@ -334,4 +358,14 @@ func solveSymmetric(_ a: [Double], _ b: [Double], size n: Int) -> [Double]? {
         x[i] = sum / l[i * n + i]
     }
     return x
+}
+
+/// Partial sums of the registration's normal equations over a chunk of samples.
+struct NormalEquationsPart {
+    var normal: [Double], rhs: [Double]
+    var weightedSquares = 0.0, templateSquares = 0.0, absSum = 0.0, count = 0.0
+    init(size m: Int) {
+        normal = [Double](repeating: 0, count: m * m)
+        rhs = [Double](repeating: 0, count: m)
+    }
 }
