@@ -102,10 +102,15 @@ public enum Registration {
             var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
             // One Huber threshold for all candidates, so that their robust costs are comparable.
             let huber = finest.huberThreshold(warp, photometric: photometric)
+            var previous: NormalizedWarp? = nil
             for model in MotionModel.allCases {
-                // Every candidate starts from the coarse levels' estimate, which already holds any
-                // rotation (a translation-only start would leave the richer fits far from it).
-                let r = finest.fit(warp.promoted(to: model), photometric: photometric, iterations: 30, huber: huber)
+                // Translation and rigid start from the coarse levels' estimate, which already holds any
+                // rotation (a translation-only start would leave the richer fits far from it); similarity
+                // and homography start from the rigid and similarity fits they extend, which are
+                // already near their optimum (fewer iterations over the samples).
+                let start = model.parameterCount > MotionModel.rigid.parameterCount ? (previous ?? warp) : warp
+                let r = finest.fit(start.promoted(to: model), photometric: photometric, iterations: 30, huber: huber)
+                previous = r.0
                 residuals[model] = r.2
                 if let b = best {
                     let extra = Double(model.parameterCount - b.warp.model.parameterCount)
