@@ -37,20 +37,7 @@ public struct SpectralCalibration: Sendable {
         let b = training.members.map(balanced)
         let t = training.members.map(library.xyzD65(of:))
         guard b.count >= 3 else { throw .tooFewReflectances(b.count) }
-        var btb = Matrix3([0, 0, 0, 0, 0, 0, 0, 0, 0])
-        for v in b { for i in 0..<3 { for j in 0..<3 { btb[i, j] += v[i] * v[j] } } }
-        guard let inv = btb.inverse else { throw .singular }
-        let u = inv * SIMD3(1, 1, 1)
-        let denom = u.x + u.y + u.z
-        var rows: [[Double]] = []
-        for r in 0..<3 {
-            var bt = SIMD3<Double>(0, 0, 0)
-            for (v, target) in zip(b, t) { bt += v * target[r] }
-            let m0 = inv * bt
-            let m = m0 + u * ((white[r] - (m0.x + m0.y + m0.z)) / denom)
-            rows.append([m.x, m.y, m.z])
-        }
-        let matrix = Matrix3(rows: rows)
+        guard let matrix = WhitePreservingLeastSquares.fit(balanced: b, targets: t, white: white) else { throw .singular }
         matrixToXYZD65 = matrix
         trainingCount = b.count
         func errors(_ set: [SpectralDistribution]) -> [Double] {

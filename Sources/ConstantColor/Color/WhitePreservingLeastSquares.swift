@@ -1,5 +1,3 @@
-import ConstantColor
-
 /// The 3×3 matrix M minimizing ∑ ‖M bᵢ − tᵢ‖² subject to M (1, 1, 1)ᵀ = white: white-point
 /// preserving least squares (Finlayson & Drew 1997, "Constrained least-squares regression in color
 /// spaces", J. Electronic Imaging 6(4) 484–493), solved row by row with a Lagrange multiplier:
