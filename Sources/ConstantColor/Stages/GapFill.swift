@@ -54,22 +54,50 @@ public enum GapFill {
         flashFrame.samples.withUnsafeBufferPointer { fBuffer in
         confidence.samples.withUnsafeBufferPointer { cBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
-            let inputs = UncheckedSendableBox((tBuffer, dBuffer, fBuffer, cBuffer))
+            let inputs = UncheckedSendableBox((tBuffer, dBuffer.baseAddress!, fBuffer.baseAddress!, cBuffer.baseAddress!))
             let o = SharedMutableBuffer(oBuffer)
+            typealias Lanes = SIMD8<Float>
+            let lanes = Lanes.scalarCount
             forEachRowBand(rowCount: darkRoom.height) { rows in
                 let (t, d, f, c) = inputs.value
-                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
-                    let dc = SIMD3(d[i], d[n + i], d[2 * n + i])
-                    var rgb = SIMD3((dRows.0 * dc).sum(), (dRows.1 * dc).sum(), (dRows.2 * dc).sum())
-                    let a = weight(confidence: c[i])
-                    if a < 1 {
-                        let fc = SIMD3(f[i], f[n + i], f[2 * n + i])
-                        let flashRGB = SIMD3((fRows.0 * fc).sum(), (fRows.1 * fc).sum(), (fRows.2 * fc).sum())
-                        rgb = a * rgb + (1 - a) * flashRGB
+                // Tone + γ + 16-bit coding of a vector (ToneCurve.code16 lane by lane for the table).
+                @inline(__always) func code(_ x: Lanes) -> Lanes {
+                    let positive = x .> 0  // also false for NaN
+                    let u = (x.replacing(with: 0, where: .!positive) / domain).squareRoot()
+                        .replacing(with: 1, where: x .> domain) * Float(size)
+                    var v = Lanes()
+                    for lane in 0..<lanes {
+                        let k = min(size - 1, Int(u[lane]))
+                        v[lane] = t[k] + (u[lane] - Float(k)) * (t[k + 1] - t[k])
                     }
-                    o[i] = ToneCurve.code16(rgb.x, table: t, domain: domain, size: size)
-                    o[n + i] = ToneCurve.code16(rgb.y, table: t, domain: domain, size: size)
-                    o[2 * n + i] = ToneCurve.code16(rgb.z, table: t, domain: domain, size: size)
+                    return (v * 65535 + 0.5).rounded(.down).replacing(with: 0, where: .!positive)
+                }
+                var i = rows.lowerBound * w
+                let end = rows.upperBound * w
+                while i < end {
+                    let count = min(lanes, end - i)
+                    @inline(__always) func load(_ p: UnsafePointer<Float>) -> Lanes {
+                        if count == lanes { return UnsafeRawPointer(p + i).loadUnaligned(as: Lanes.self) }
+                        var v = Lanes()
+                        for k in 0..<count { v[k] = p[i + k] }
+                        return v
+                    }
+                    let dr = load(d), dg = load(d + n), db = load(d + 2 * n)
+                    let fr = load(f), fg = load(f + n), fb = load(f + 2 * n)
+                    // Blend weight: smoothstep(0, fullWeightConfidence, confidence), as `weight(confidence:)`.
+                    var tt = load(c) * (1 / fullWeightConfidence)
+                    tt = tt.replacing(with: 0, where: .!(tt .> 0)).replacing(with: 1, where: tt .> 1)
+                    let a = tt * tt * (3 - 2 * tt)
+                    @inline(__always) func mix(_ row: SIMD3<Float>, _ frow: SIMD3<Float>) -> Lanes {
+                        let dark = row.x * dr + row.y * dg + row.z * db
+                        let flash = frow.x * fr + frow.y * fg + frow.z * fb
+                        return a * dark + (1 - a) * flash
+                    }
+                    let r = code(mix(dRows.0, fRows.0)), g = code(mix(dRows.1, fRows.1)), b = code(mix(dRows.2, fRows.2))
+                    for k in 0..<count {
+                        o[i + k] = r[k]; o[n + i + k] = g[k]; o[2 * n + i + k] = b[k]
+                    }
+                    i += count
                 }
             }
         }}}}}
