@@ -45,19 +45,24 @@ struct ShadowUniformityTests {
             let t = (p1 - p0) / ((p1 - p0) * (p1 - p0)).sum().squareRoot()
             var normal = SIMD2(-t.y, t.x)
             if ((p2 - p0) * normal).sum() < 0 { normal = -normal }
-            var differences: [Double] = []
+            var differences: [Double] = [], control: [Double] = []
+            let white = WhitePoint.d65XYZ
+            // ΔE00 between two points after scaling the first by the true fall-off ratio.
+            func difference(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+                let k = scene.flashFalloff(x: b.x, y: b.y) / scene.flashFalloff(x: a.x, y: a.y)
+                return ColorScience.ciede2000(ColorScience.lab(fromXYZ: median(xyz, at: a) * k, white: white),
+                                              ColorScience.lab(fromXYZ: median(xyz, at: b), white: white))
+            }
             for x in stride(from: 6.0, through: 40, by: 4) {
                 let s = (x - p0.x) / t.x
                 let edge = p0 + s * t
-                let inside = edge + 12 * normal, outside = edge - 12 * normal
-                let xIn = median(xyz, at: inside), xOut = median(xyz, at: outside)
-                let k = scene.flashFalloff(x: outside.x, y: outside.y) / scene.flashFalloff(x: inside.x, y: inside.y)
-                let white = WhitePoint.d65XYZ
-                differences.append(ColorScience.ciede2000(ColorScience.lab(fromXYZ: xIn * k, white: white),
-                                                          ColorScience.lab(fromXYZ: xOut, white: white)))
+                differences.append(difference(edge + 12 * normal, edge - 12 * normal))
+                // Control: two points both outside the shadow, as far apart: the measurement's own noise.
+                control.append(difference(edge - 12 * normal, edge - 36 * normal))
             }
             let mean = differences.reduce(0, +) / Double(differences.count)
-            print(String(format: "shadow %@: grey inside vs outside %.2f ΔE00 mean, %.2f max", name as NSString, mean, differences.max()!))
+            print(String(format: "shadow %@: grey inside vs outside %.2f ΔE00 mean, %.2f max; control (outside vs outside) %.2f mean",
+                         name as NSString, mean, differences.max()!, control.reduce(0, +) / Double(control.count)))
             all += differences
         }
         let mean = all.reduce(0, +) / Double(all.count)
