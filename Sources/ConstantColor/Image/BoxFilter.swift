@@ -25,8 +25,8 @@ public enum BoxFilter {
                 t.update(from: s, count: w)
                 for k in 1...max(1, r) where k <= r {
                     if k < w {
-                        for x in 0..<(w - k) { t[x] += s[x + k] }  // right neighbours
-                        for x in k..<w { t[x] += s[x - k] }        // left neighbours
+                        addShifted(t, s + k, count: w - k)  // right neighbours
+                        addShifted(t + k, s, count: w - k)  // left neighbours
                     }
                 }
             }
@@ -40,16 +40,33 @@ public enum BoxFilter {
                     let o = dst.base + y * w
                     o.update(from: tmp.base + y0 * w, count: w)
                     if y1 > y0 {
-                        for yy in (y0 + 1)...y1 {
-                            let t = tmp.base + yy * w
-                            for x in 0..<w { o[x] += t[x] }
-                        }
+                        for yy in (y0 + 1)...y1 { addShifted(o, tmp.base + yy * w, count: w) }
                     }
                     let inverseRows = 1 / Float(y1 - y0 + 1)
-                    for x in 0..<w { o[x] *= inverse.value[x] * inverseRows }
+                    var x = 0
+                    while x + 8 <= w {
+                        let v = UnsafeRawPointer(o + x).loadUnaligned(as: SIMD8<Float>.self)
+                        let c = UnsafeRawPointer(inverse.value + x).loadUnaligned(as: SIMD8<Float>.self)
+                        UnsafeMutableRawPointer(o + x).storeBytes(of: v * c * inverseRows, as: SIMD8<Float>.self)
+                        x += 8
+                    }
+                    while x < w { o[x] *= inverse.value[x] * inverseRows; x += 1 }
                 }
             }
         }
+    }
+
+    /// `target[x] += source[x]` for `x` in `0..<count`, eight at a time (the buffers may not overlap
+    /// in a way that matters: each element is read before it is written, and target ≠ source here).
+    @inline(__always) static func addShifted(_ target: UnsafeMutablePointer<Float>, _ source: UnsafePointer<Float>, count: Int) {
+        var x = 0
+        while x + 8 <= count {
+            let a = UnsafeRawPointer(target + x).loadUnaligned(as: SIMD8<Float>.self)
+            let b = UnsafeRawPointer(source + x).loadUnaligned(as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(target + x).storeBytes(of: a + b, as: SIMD8<Float>.self)
+            x += 8
+        }
+        while x < count { target[x] += source[x]; x += 1 }
     }
 
     /// Convenience: the box mean of a row-major plane as a new array.
