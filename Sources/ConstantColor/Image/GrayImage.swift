@@ -25,20 +25,24 @@ public struct GrayImage: Sendable {
     /// Halves the size by averaging 2×2 blocks (odd last row/column dropped). A point at continuous
     /// coordinate `x` maps to `x / 2`.
     public func downsampled2x() -> GrayImage {
-        let w = width / 2, h = height / 2
+        pixels.withUnsafeBufferPointer { Self.downsampled2x($0, width: width, height: height) }
+    }
+
+    /// `downsampled2x` of a row-major plane given by pointer (e.g. one plane of a `PlanarImage`,
+    /// without copying it into a `GrayImage` first).
+    public static func downsampled2x(_ source: UnsafeBufferPointer<Float>, width sw: Int, height sh: Int) -> GrayImage {
+        precondition(source.count >= sw * sh)
+        let w = sw / 2, h = sh / 2
         var out = GrayImage(width: w, height: h)
-        pixels.withUnsafeBufferPointer { src in
-            out.pixels.withUnsafeMutableBufferPointer { dstBuffer in
-                let dst = SharedMutableBuffer(dstBuffer)
-                let s = UncheckedSendableBox(src)
-                let sw = width
-                forEachRowBand(rowCount: h, minimumRowsPerBand: 64) { rows in
-                    for y in rows {
-                        let r0 = 2 * y * sw, r1 = r0 + sw
-                        for x in 0..<w {
-                            dst[y * w + x] = 0.25 * (s.value[r0 + 2 * x] + s.value[r0 + 2 * x + 1]
-                                                     + s.value[r1 + 2 * x] + s.value[r1 + 2 * x + 1])
-                        }
+        out.pixels.withUnsafeMutableBufferPointer { dstBuffer in
+            let dst = SharedMutableBuffer(dstBuffer)
+            let s = UncheckedSendableBox(source)
+            forEachRowBand(rowCount: h, minimumRowsPerBand: 64) { rows in
+                for y in rows {
+                    let r0 = 2 * y * sw, r1 = r0 + sw
+                    for x in 0..<w {
+                        dst[y * w + x] = 0.25 * (s.value[r0 + 2 * x] + s.value[r0 + 2 * x + 1]
+                                                 + s.value[r1 + 2 * x] + s.value[r1 + 2 * x + 1])
                     }
                 }
             }

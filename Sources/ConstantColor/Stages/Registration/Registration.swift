@@ -61,10 +61,13 @@ public enum Registration {
         let width = flash.image.width, height = flash.image.height
         // Per-channel pyramids; the working (finest used) level is the first with at most
         // maximumWorkingPixels pixels. Read noise is per sample; a 2×2 average halves its σ.
-        var flashLevels = [RegistrationFeatures.channels(flash)]
-        var ambientLevels = [RegistrationFeatures.channels(ambient)]
         var readF = flash.noise.varianceOffset.squareRoot(), readA = ambient.noise.varianceOffset.squareRoot()
         var scale = 1
+        let needsDownsampling = width * height > options.maximumWorkingPixels && min(width, height) >= 64
+        // A frame larger than the working size is halved straight from its planes (no full-size copies).
+        var flashLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(flash) : RegistrationFeatures.channels(flash)]
+        var ambientLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(ambient) : RegistrationFeatures.channels(ambient)]
+        if needsDownsampling { scale = 2; readF /= 2; readA /= 2 }
         while flashLevels[0][0].width * flashLevels[0][0].height > options.maximumWorkingPixels,
               min(flashLevels[0][0].width, flashLevels[0][0].height) >= 64 {
             flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
