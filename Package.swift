@@ -35,10 +35,12 @@ let package = Package(
                 "ConstantColor", "ConstantColorIO", "ConstantColorSynth", "ConstantColorCalibration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration"]),
-        .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF"]),
+        // The test targets' shared deterministic generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "TestSupport"]),
+        .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF", "TestSupport"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor"]),
-        .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO"]),
+        .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration"]),
     ]
 )

@@ -1,6 +1,7 @@
 import ConstantColor
 import ConstantColorIO
 import Foundation
+import TestSupport
 
 /// Shared test data and a small deterministic generator.
 enum Fixture {
@@ -11,17 +12,13 @@ enum Fixture {
     static let dark = root + "/fixtures/colorchecker/darkroom/dark.tif"
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014) with normal (Box–Muller) and Poisson draws.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The shared SplitMix64 with normal (Box–Muller) and Poisson draws.
+typealias SplitMix = SplitMix64
+
+extension SplitMix64 {
+    /// Uniform in (0, 1).
     mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / Double(1 << 53) }
+    /// Standard normal (Box–Muller).
     mutating func normal() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
     /// Poisson: Knuth's product method below 30, else the normal approximation.
     mutating func poisson(_ mean: Double) -> Double {

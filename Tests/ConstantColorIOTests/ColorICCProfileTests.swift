@@ -1,3 +1,4 @@
+import TestSupport
 import CLCMS2
 import ConstantColor
 import ConstantColorIO

@@ -51,20 +51,6 @@ func independentLab(xyz: SIMD3<Double>, white: SIMD3<Double>) -> SIMD3<Double> {
     return SIMD3(116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
 }
 
-/// A small deterministic random generator (SplitMix64, Steele, Lea & Flood 2014) so that
-/// property tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The tags of an ICC profile's tag table (ICC.1:2010 section 7.3): signature → (offset, size).
 func iccTagTable(_ bytes: [UInt8]) -> [String: (offset: Int, size: Int)] {
     func u32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }

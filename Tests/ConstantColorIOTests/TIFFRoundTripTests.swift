@@ -1,3 +1,4 @@
+import TestSupport
 import ConstantColor
 import ConstantColorIO
 import CTIFF
@@ -119,7 +120,7 @@ struct TIFFRoundTripTests {
     @Test("ICC profile bytes and Software survive; RGBA drops alpha")
     func iccRoundTrip() throws {
         let folder = try TemporaryFolder()
-        var rng = TestImages.SplitMix64(state: 77)
+        var rng = SplitMix64(state: 77)
         let icc = (0..<3001).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let image = TestImages.image(channels: 4, type: .uint8)
         let path = folder.file("icc.tif")

@@ -1,3 +1,4 @@
+import TestSupport
 import ConstantColor
 import ConstantColorIO
 import CTIFF
@@ -32,18 +33,6 @@ enum TestImages {
     /// Odd size so that the last strip and the edge tiles are partial.
     static let width = 37
     static let height = 23
-
-    /// A deterministic generator (SplitMix64, Steele et al. 2014).
-    struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Samples exactly representable in `type`: integers over the whole range for integer
     /// types (both extremes included), and finite floats of many magnitudes and both signs.

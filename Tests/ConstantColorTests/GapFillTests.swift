@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 @testable import ConstantColor
 
 @Suite("Gap fill and encoding in one pass")
 struct GapFillTests {
-    @Test("render16 equals blend of the two renderings followed by the tone curve's encode16, tails and NaN included")
+    @Test("render16 equals the blend of the two renderings followed by the tone curve's encode16, tails and NaN included")
     func fusedPassMatchesTheStages() {
         var rng = SplitMix(seed: 42)
         let w = 13, h = 5  // 65 pixels: not a multiple of the vector width
@@ -18,8 +19,15 @@ struct GapFillTests {
         let curve = ToneCurve()
         let fused = GapFill.render16(darkRoom: dark, flashFrame: flash, confidence: confidence,
                                      darkRoomMatrix: m, flashMatrix: mf, curve: curve)
-        let staged = curve.encode16(GapFill.blend(darkRoom: ColorRendering.apply(m, to: dark),
-                                                  flashFrame: ColorRendering.apply(mf, to: flash), confidence: confidence))
+        // The stages one at a time: both renderings, the blend pixel by pixel, then the encoding.
+        var blended = ColorRendering.apply(m, to: dark)
+        let flashRendered = ColorRendering.apply(mf, to: flash)
+        let n = w * h
+        for i in 0..<n {
+            let a = GapFill.weight(confidence: confidence.samples[i])
+            for c in 0..<3 { blended.samples[c * n + i] = a * blended.samples[c * n + i] + (1 - a) * flashRendered.samples[c * n + i] }
+        }
+        let staged = curve.encode16(blended)
         for i in fused.samples.indices {
             #expect(abs(fused.samples[i] - staged.samples[i]) <= 1, "sample \(i): \(fused.samples[i]) vs \(staged.samples[i])")
         }

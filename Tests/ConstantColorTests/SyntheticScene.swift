@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import ConstantColor
 
@@ -72,18 +73,13 @@ struct SyntheticScene {
     }
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014) with Box–Muller normals: deterministic test noise.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The shared SplitMix64 with Box–Muller normals: deterministic test noise.
+typealias SplitMix = SplitMix64
+
+extension SplitMix64 {
+    /// Uniform in [0, 1).
     mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Standard normal (Box–Muller).
     mutating func gaussian() -> Double {
         let u1 = max(uniform(), 1e-300), u2 = uniform()
         return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)

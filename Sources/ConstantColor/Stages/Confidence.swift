@@ -49,7 +49,7 @@ public enum Confidence {
         let mx = SIMD3<Float>(xyz.rows[0].map { Float($0 / white.x) }),
             my = SIMD3<Float>(xyz.rows[1].map { Float($0) }),
             mz = SIMD3<Float>(xyz.rows[2].map { Float($0 / white.z) })
-        let fn = flash.noise, flashNoise = estimate.flashNoise, ambientNoise = estimate.ambientNoise
+        let flashNoise = estimate.flashNoise, ambientNoise = estimate.ambientNoise
         let flags = estimate.flags  // shared, not copied: only `difference` is written below
         var out = PlanarImage(width: w, height: h, channelCount: 1, uninitialized: ())
         let record = recordUncertainty
@@ -60,7 +60,7 @@ public enum Confidence {
         var x0 = [Int](repeating: 0, count: w), x1 = x0, tx = [Float](repeating: 0, count: w)
         for x in 0..<w { (x0[x], x1[x], tx[x]) = GuidedModel.taps(x, subsampling: model.subsampling, count: lw) }
         let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
-                                        ambientNoise: ambientNoise, guideNoise: fn)
+                                        ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
@@ -164,8 +164,8 @@ public enum Confidence {
         var mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>
         /// Relative uncertainty of the exposure ratio.
         var delta: Float
-        /// Noise of the frames (D's variance) and of the flash guide.
-        var flashNoise: FrameNoise, ambientNoise: FrameNoise, guideNoise: FrameNoise
+        /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
+        var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }
 
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,
@@ -176,15 +176,13 @@ public enum Confidence {
         -> (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), guideGain: (Lanes, Lanes, Lanes), confidence: Lanes) {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         let guide = f.0 + f.1 + f.2
-        let guideVariance = 3 * k.guideNoise.varianceOffset + k.guideNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
+        // The guide is the sum of three flash samples: three read variances, one shot term.
+        let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
         let guideSigma = guideVariance.squareRoot()
-        // One channel: DarkRoomEstimate.variance(flash:difference:), the model, the per-pixel check.
+        // One channel: the raw variance (as DarkRoomEstimate.variance), the model, the per-pixel check.
         @inline(__always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
             -> (value: Lanes, independent: Lanes, gain: Lanes) {
-            let ambient = f - d
-            let rawVariance = (k.flashNoise.varianceOffset + k.ambientNoise.varianceOffset)
-                + k.flashNoise.varianceSlope * f.replacing(with: 0, where: f .< 0)
-                + k.ambientNoise.varianceSlope * ambient.replacing(with: 0, where: ambient .< 0)
+            let rawVariance = k.flashNoise.variance(f) + k.ambientNoise.variance(f - d)
             let q = a * guide + b
             let windowVariance = sd * sd
             let residual = d - q

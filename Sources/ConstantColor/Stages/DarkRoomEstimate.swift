@@ -87,4 +87,9 @@ public struct DarkRoomEstimate: Sendable {
     @inlinable public func variance(flash f: Float, difference d: Float) -> Float {
         flashNoise.variance(f) + ambientNoise.variance(f - d)
     }
+
+    /// The same for vectors of samples.
+    @inlinable public func variance<V: SIMD>(flash f: V, difference d: V) -> V where V.Scalar == Float {
+        flashNoise.variance(f) + ambientNoise.variance(f - d)
+    }
 }

@@ -25,6 +25,11 @@ public struct FrameNoise: Sendable, Equatable {
     @inlinable public func variance(_ v: Float) -> Float {
         varianceOffset + varianceSlope * max(0, v)
     }
+
+    /// The same for a vector of samples.
+    @inlinable public func variance<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
+        varianceOffset + varianceSlope * v.replacing(with: 0, where: v .< 0)
+    }
 }
 
 /// A frame in linear, exposure-normalized camera RGB with its clipping mask and noise model.

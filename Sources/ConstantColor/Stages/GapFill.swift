@@ -13,34 +13,9 @@ public enum GapFill {
         return t * t * (3 - 2 * t)
     }
 
-    /// Blends two linear output images (3 planes each) by the confidence map.
-    public static func blend(darkRoom: PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage) -> PlanarImage {
-        precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)
-        let n = darkRoom.pixelCount, w = darkRoom.width
-        var out = darkRoom
-        flashFrame.samples.withUnsafeBufferPointer { fBuffer in
-        confidence.samples.withUnsafeBufferPointer { cBuffer in
-        out.samples.withUnsafeMutableBufferPointer { oBuffer in
-            let inputs = UncheckedSendableBox((fBuffer, cBuffer))
-            let o = SharedMutableBuffer(oBuffer)
-            forEachRowBand(rowCount: darkRoom.height) { rows in
-                let (f, c) = inputs.value
-                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
-                    let a = weight(confidence: c[i])
-                    if a >= 1 { continue }
-                    for k in 0..<3 {
-                        let j = k * n + i
-                        o[j] = a * o[j] + (1 - a) * f[j]
-                    }
-                }
-            }
-        }}}
-        return out
-    }
-
     /// The rendered output in one pass: the dark-room estimate and the flash frame (both camera RGB)
-    /// through their matrices to linear output RGB, blended by confidence as `blend` does, then the
-    /// global tone curve and γ to 16-bit code values (0…65535 as `Float`).
+    /// through their matrices to linear output RGB, blended with weight `weight(confidence:)` for the
+    /// dark-room rendering, then the global tone curve and γ to 16-bit code values (0…65535 as `Float`).
     public static func render16(darkRoom: PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage,
                                 darkRoomMatrix: Matrix3, flashMatrix: Matrix3, curve: ToneCurve) -> PlanarImage {
         precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)

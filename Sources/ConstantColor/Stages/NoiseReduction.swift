@@ -53,7 +53,7 @@ public struct NoiseReduction: Sendable {
         // Boxes run in place (the horizontal pass reads its source completely before the vertical
         // pass writes). Every plane is written before it is read: no zero fill.
         var planes = [Float](unsafeUninitializedCapacity: 16 * ln) { _, count in count = 16 * ln }
-        let fn = estimate.flashNoise, an = estimate.ambientNoise
+        let fn = estimate.flashNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { lowBuffer in
         estimate.difference.samples.withUnsafeBufferPointer { dBuffer in
@@ -119,7 +119,7 @@ public struct NoiseReduction: Sendable {
                             let varP = max(0, low[o + 3 * ln] - pBar * pBar)
                             // Noise of the averaged D_c and the part it shares with the guide (both from F_c).
                             let sharedNoise = fn.variance(fBar) / count
-                            let vBar = sharedNoise + an.variance(fBar - pBar) / count
+                            let vBar = estimate.variance(flash: fBar, difference: pBar) / count
                             // Ridge toward a₀ = p̄/μ, with the guide's noise removed from both moments.
                             let a0: Float = mu > 0 ? max(0, pBar / mu) : 0
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
