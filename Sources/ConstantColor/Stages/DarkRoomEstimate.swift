@@ -88,8 +88,4 @@ public struct DarkRoomEstimate: Sendable {
         flashNoise.variance(f) + ambientNoise.variance(f - d)
     }
 
-    /// The same for vectors of samples.
-    @inlinable public func variance<V: SIMD>(flash f: V, difference d: V) -> V where V.Scalar == Float {
-        flashNoise.variance(f) + ambientNoise.variance(f - d)
-    }
 }

@@ -26,8 +26,8 @@ public struct FrameNoise: Sendable, Equatable {
         varianceOffset + varianceSlope * max(0, v)
     }
 
-    /// The same for a vector of samples.
-    @inlinable public func variance<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
+    /// The same for eight samples (the SIMD kernels' vector).
+    @inlinable public func variance(_ v: SIMD8<Float>) -> SIMD8<Float> {
         varianceOffset + varianceSlope * v.replacing(with: 0, where: v .< 0)
     }
 }
