@@ -32,6 +32,8 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Exposure of the ambient frame, T,N,ISO (overrides EXIF).") var ambientExposure: String?
     @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
     @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
+    @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
+    var exposureRatio: String = "estimate"
     @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
 
     func validate() throws {
@@ -41,6 +43,7 @@ struct FuseCommand: ParsableCommand {
             throw ValidationError("--model must be auto, translation, rigid, similarity or homography")
         }
         guard threshold >= 0 && threshold <= 1 else { throw ValidationError("--threshold must be in [0, 1]") }
+        guard ["estimate", "metadata"].contains(exposureRatio) else { throw ValidationError("--exposure-ratio must be estimate or metadata") }
         if let s = outputScale, !(s > 0 && s.isFinite) { throw ValidationError("--output-scale must be positive") }
         let outputs = [output, confidence, report, fallback, linear].compactMap { $0 }
         let resolved = outputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
@@ -71,6 +74,7 @@ struct FuseCommand: ParsableCommand {
         options.registration.model = model == "auto" ? nil : MotionModel(rawValue: model)
         options.renderFallback = fallback != nil
         options.produceLinear = linear != nil
+        options.estimateAmbientRatio = exposureRatio == "estimate"
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")

@@ -39,8 +39,12 @@ public struct FusionOptions: Sendable {
     public var renderFallback = false
     /// Flash-guided noise reduction of the dark-room estimate (stage 4b).
     public var noiseReduction = NoiseReduction()
-    /// Relative uncertainty of the ambient-to-flash exposure ratio (see `Confidence`).
+    /// Relative uncertainty of the ambient-to-flash exposure ratio taken from metadata (see
+    /// `Confidence`); used when the ratio is not estimated or no illumination edge is found.
     public var exposureRatioUncertainty: Float = Confidence.defaultExposureRatioUncertainty
+    /// Whether to estimate the ambient-to-flash ratio and flicker banding from the images (stage 4a,
+    /// `AmbientRatioEstimate`) instead of trusting EXIF.
+    public var estimateAmbientRatio = true
 
     /// Default options.
     public init() {}
@@ -80,6 +84,8 @@ public struct FusionResult: Sendable {
     public var report: FusionReport
     /// The registration found.
     public var registration: RegistrationResult
+    /// The ambient exposure subtracted per row (stage 4a).
+    public var ambientRatio: AmbientRatioEstimate
 }
 
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
@@ -116,6 +122,16 @@ public enum FusionPipeline {
         var D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
         timings.lap("darkRoom")
 
+        // 4a. The ambient exposure the flash frame really holds, per row (EXIF error, flicker).
+        let ratio = options.estimateAmbientRatio
+            ? AmbientRatioEstimate.estimate(flash: F, darkRoom: D, registration: registration,
+                                           metadataUncertainty: Double(options.exposureRatioUncertainty))
+            : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
+        if ratio.source == .illuminationEdges || !ratio.banding.isEmpty {
+            D.subtractAmbient(rowRatios: ratio.rowRatios, flash: F)
+        }
+        timings.lap("ambientRatio")
+
         // 5. Color rendering's exposure, from the usable, well-exposed part of D.
         var rendering = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
         let scale = options.outputScale ?? ColorRendering.automaticScale(
@@ -126,7 +142,7 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F)
         timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
-                                                 exposureRatioUncertainty: options.exposureRatioUncertainty).confidence
+                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty)).confidence
         timings.lap("confidence")
         let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
 
@@ -154,7 +170,7 @@ public enum FusionPipeline {
             width: flash.image.width, height: flash.image.height,
             centerWeightedMeanConfidence: mean, threshold: options.threshold, decision: decision,
             registration: .init(registration, width: flash.image.width, height: flash.image.height),
-            exposure: .init(flash: flash.exposure, ambient: ambient.exposure),
+            exposure: .init(flash: flash.exposure, ambient: ambient.exposure, ambientRatio: ratio),
             clippedFraction: .init(flash: F.clippedFraction, ambient: A.clippedFraction,
                                    either: Double(either) / Double(max(1, D.flags.count))),
             rendering: .init(primaries: options.primaries.rawValue, linearSpace: options.linearSpace.rawValue,
@@ -163,7 +179,8 @@ public enum FusionPipeline {
                              flashFrameScale: flashScale),
             timingsSeconds: timings.seconds, inputs: [:])
         return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
-                            fallback16: fallback16, report: report, registration: registration)
+                            fallback16: fallback16, report: report, registration: registration,
+                            ambientRatio: ratio)
     }
 }
 

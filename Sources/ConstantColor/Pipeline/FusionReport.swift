@@ -71,12 +71,42 @@ public struct FusionReport: Sendable, Codable {
         /// Ambient-to-flash exposure ratio (ambient scale / flash scale), from the metadata.
         public var ambientToFlashRatio: Double
 
+        /// The ratio the pipeline subtracted with: `ambientToFlashRatio / r̄`, r̄ the mean of
+        /// `ambientRatio.rowRatios` (equal to the metadata's when nothing was estimated).
+        public var estimatedAmbientToFlashRatio: Double?
+        /// How it was found (stage 4a).
+        public var ambientRatio: AmbientRatioReport?
+
         /// Builds the exposure summary.
-        public init(flash: ExposureSettings, ambient: ExposureSettings) {
+        public init(flash: ExposureSettings, ambient: ExposureSettings, ambientRatio: AmbientRatioEstimate? = nil) {
             self.flash = flash; self.ambient = ambient
             flashRadiometricScale = flash.radiometricScale
             ambientRadiometricScale = ambient.radiometricScale
             ambientToFlashRatio = ambient.radiometricScale / flash.radiometricScale
+            if let r = ambientRatio {
+                estimatedAmbientToFlashRatio = ambientToFlashRatio / r.meanRatio
+                self.ambientRatio = AmbientRatioReport(r)
+            }
+        }
+    }
+
+    /// Stage 4a in the report: the flash frame's ambient exposure relative to EXIF.
+    public struct AmbientRatioReport: Sendable, Codable {
+        /// `illuminationEdges` or `metadata`.
+        public var source: AmbientRatioEstimate.Source
+        /// r₀ and the mean of r(y) (1 = EXIF right).
+        public var baseRatio: Double, meanRatio: Double
+        /// Relative standard uncertainty used by the confidence.
+        public var relativeUncertainty: Double
+        /// Illumination-edge gradients measured.
+        public var edgeSampleCount: Int
+        /// Flicker banding components removed.
+        public var banding: [RowBanding]
+
+        /// Summarizes an estimate.
+        public init(_ r: AmbientRatioEstimate) {
+            source = r.source; baseRatio = r.baseRatio; meanRatio = r.meanRatio
+            relativeUncertainty = r.relativeUncertainty; edgeSampleCount = r.edgeSampleCount; banding = r.banding
         }
     }
 

@@ -83,6 +83,32 @@ public struct DarkRoomEstimate: Sendable {
         ambientNoise = an
     }
 
+    /// Subtracts `r(y)·A` instead of `A` (stage 4a, `AmbientRatioEstimate`): with `A = F − D`,
+    /// `F − r·A = r·D + (1 − r)·F`, row by row, without resampling the ambient frame again. The
+    /// ambient noise model follows the scaled ambient at the rows' mean ratio r̄:
+    /// σ²(r̄·A) = r̄²·offset + r̄·slope·(r̄·A).
+    public mutating func subtractAmbient(rowRatios: [Float], flash: LinearFrame) {
+        let w = difference.width, h = difference.height, n = w * h
+        precondition(rowRatios.count == h && flash.image.pixelCount == n)
+        flash.image.samples.withUnsafeBufferPointer { fBuffer in
+        difference.samples.withUnsafeMutableBufferPointer { dBuffer in
+            let f = UncheckedSendableBox(fBuffer)
+            let d = SharedMutableBuffer(dBuffer)
+            forEachRowBand(rowCount: h) { rows in
+                for y in rows {
+                    let r = rowRatios[y], q = 1 - r
+                    for c in 0..<3 {
+                        let start = c * n + y * w
+                        for i in start..<(start + w) { d[i] = r * d[i] + q * f.value[i] }
+                    }
+                }
+            }
+        }}
+        let mean = rowRatios.reduce(0) { $0 + Double($1) } / Double(max(1, h))
+        ambientNoise = FrameNoise(varianceOffset: Float(mean * mean) * ambientNoise.varianceOffset,
+                                  varianceSlope: Float(mean) * ambientNoise.varianceSlope)
+    }
+
     /// Noise variance of a channel of `D` whose flash value is `f` and difference `d`.
     @inlinable public func variance(flash f: Float, difference d: Float) -> Float {
         flashNoise.variance(f) + ambientNoise.variance(f - d)

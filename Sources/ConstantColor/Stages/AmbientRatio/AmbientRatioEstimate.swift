@@ -1,0 +1,128 @@
+import Foundation
+
+/// Stage 4a: how much ambient light the flash frame really holds, row by row, measured from the
+/// image data instead of trusted from EXIF (issue 7: metadata that is off, flicker through a
+/// rolling shutter).
+///
+/// Model, in normalized camera RGB (SPEC 2.2): `F = D + r(y)·A`, with `A` the registered ambient
+/// frame, `D` the flash-only image and `r(y)` the ambient exposure received by row `y` of the flash
+/// frame relative to the ambient frame's — 1 when both EXIF exposures are right and the light is
+/// steady. `r(y) = r₀ + Δ(y)`:
+/// - `Δ(y)`, flicker banding: under 100/120 Hz or PWM light each row of a rolling-shutter frame
+///   integrates a different part of the light's cycle, a sinusoid in the row index (Poplin 2006,
+///   "An automatic flicker detection method for embedded camera systems"). Away from edges the
+///   ratio `Q = F/A = D/A + r(y)` varies with y only through the smooth `D/A` and `r(y)`; the row
+///   medians of `∂Q/∂y` are fitted with a cubic trend plus up to three sinusoids of free frequency,
+///   each kept only when an F-test shows it (`RowBandingFit`).
+/// - `r₀`, the exposure ratio: across an edge of the ambient light alone (a shadow's penumbra,
+///   Tappen, Freeman & Adelson 2005 tell such shading edges from reflectance edges) the surface and
+///   the flash do not change, so `∇F = r·∇A` there, while across a reflectance edge `∇F/∇A ≈ F/A`.
+///   `r₀` is the weighted median of `∇F·∇A / |∇A|²` over the gradients that are clearly not
+///   reflectance edges (`IlluminationEdgeRatio`).
+/// Both run on a block-averaged copy of the frames (about 200 rows) so that hand-shake blur and
+/// noise shrink below a pixel. Where no illumination edge is found, `r₀` stays at the metadata's 1
+/// and its uncertainty is `metadataUncertainty` — said in `source`, never silently; the same when
+/// the edges measure r₀ less precisely than EXIF is known (their standard error is larger).
+public struct AmbientRatioEstimate: Sendable, Equatable {
+    /// Where `baseRatio` comes from.
+    public enum Source: String, Sendable, Codable {
+        /// The image data (illumination edges).
+        case illuminationEdges
+        /// EXIF (estimation off, or no illumination edge to measure).
+        case metadata
+    }
+
+    /// `r₀`: the flash frame's ambient exposure over the ambient frame's, relative to EXIF (1 = EXIF right).
+    public var baseRatio: Double
+    /// Where `baseRatio` comes from.
+    public var source: Source
+    /// Flicker banding components found (empty: none).
+    public var banding: [RowBanding]
+    /// `r(y)` for each row of the full-resolution frame.
+    public var rowRatios: [Float]
+    /// Relative standard uncertainty of `r(y)` (exposure ratio and banding together).
+    public var relativeUncertainty: Double
+    /// Number of illumination-edge profiles `r₀` was measured on (0 when it comes from EXIF).
+    public var edgeSampleCount: Int
+
+    /// Mean of `r(y)` over the rows.
+    public var meanRatio: Double {
+        rowRatios.isEmpty ? baseRatio : rowRatios.reduce(0) { $0 + Double($1) } / Double(rowRatios.count)
+    }
+
+    /// EXIF taken as it is: `r(y) = 1`.
+    public static func metadata(height: Int, uncertainty: Double) -> AmbientRatioEstimate {
+        AmbientRatioEstimate(baseRatio: 1, source: .metadata, banding: [], rowRatios: [Float](repeating: 1, count: height),
+                             relativeUncertainty: uncertainty, edgeSampleCount: 0)
+    }
+
+    /// Estimates `r(y)` from the flash frame and the nominal dark-room estimate (`A = F − D`).
+    /// `metadataUncertainty` is the relative uncertainty of the EXIF ratio, used when no edge is found.
+    /// `registration` is the one `darkRoom` was resampled with (its interpolation blurs `A` a little;
+    /// the edge measurement blurs `F` alike).
+    public static func estimate(flash: LinearFrame, darkRoom: DarkRoomEstimate, registration: RegistrationResult,
+                                metadataUncertainty: Double) -> AmbientRatioEstimate {
+        let w = flash.image.width, h = flash.image.height
+        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom)
+        let bandFit = RowBandingFit.fit(reduced)
+        let edges = IlluminationEdgeRatio.measure(reduced.halved(), banding: bandFit.components,
+                                                  interpolationVariance: interpolationVariance(registration, width: w, height: h))
+        var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
+        // The image data replace EXIF where they know the ratio better than EXIF does.
+        if let e = edges, e.standardError / e.ratio < metadataUncertainty {
+            base = e.ratio; source = .illuminationEdges; baseSigma = e.standardError / e.ratio
+        }
+        // Banding is fitted as an absolute addition to r; it is rescaled with r₀ when the fit was made
+        // against r = 1 (the fit measures ∂Q/∂y, which does not depend on r₀).
+        var rows = [Float](repeating: 0, count: h)
+        for y in 0..<h {
+            let t = (Double(y) + 0.5) / Double(h)
+            rows[y] = Float(base + bandFit.components.reduce(0) { $0 + $1.value(atFrameFraction: t) })
+        }
+        let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
+        return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
+                                    relativeUncertainty: sigma, edgeSampleCount: source == .illuminationEdges ? edges?.sampleCount ?? 0 : 0)
+    }
+}
+
+extension AmbientRatioEstimate {
+    /// Mean variance, per axis in pixels², of the bilinear resampling of the ambient frame: at
+    /// fractional position t a 2-tap kernel (1 − t, t) has variance t(1 − t). Averaged over a 32×32
+    /// grid of flash pixel centres mapped through `registration` (as `DarkRoomEstimate` maps them).
+    static func interpolationVariance(_ registration: RegistrationResult, width: Int, height: Int) -> SIMD2<Double> {
+        var sum = SIMD2<Double>(), n = 0.0
+        for j in 0..<32 {
+            for i in 0..<32 {
+                let x = Double((2 * i + 1) * width / 64) + 0.5, y = Double((2 * j + 1) * height / 64) + 0.5
+                let d = registration.displacement(atX: x, y: y)
+                let t = SIMD2(x + d.dx - 0.5, y + d.dy - 0.5)
+                let f = t - t.rounded(.down)
+                sum += f * (1 - f); n += 1
+            }
+        }
+        return sum / n
+    }
+}
+
+/// One flicker banding component of `r(y)`: `a·cos(2πνt) + b·sin(2πνt)`, `t = (y + ½)/height`.
+public struct RowBanding: Sendable, Equatable, Codable {
+    /// ν, cycles per frame height.
+    public var cyclesPerFrameHeight: Double
+    /// a and b, in units of `r` (relative to the metadata's ratio).
+    public var cosineAmplitude: Double, sineAmplitude: Double
+
+    /// Creates a component.
+    public init(cyclesPerFrameHeight: Double, cosineAmplitude: Double, sineAmplitude: Double) {
+        self.cyclesPerFrameHeight = cyclesPerFrameHeight
+        self.cosineAmplitude = cosineAmplitude; self.sineAmplitude = sineAmplitude
+    }
+
+    /// √(a² + b²).
+    public var amplitude: Double { (cosineAmplitude * cosineAmplitude + sineAmplitude * sineAmplitude).squareRoot() }
+
+    /// The component at frame fraction `t`.
+    @inlinable public func value(atFrameFraction t: Double) -> Double {
+        let p = 2 * Double.pi * cyclesPerFrameHeight * t
+        return cosineAmplitude * cos(p) + sineAmplitude * sin(p)
+    }
+}

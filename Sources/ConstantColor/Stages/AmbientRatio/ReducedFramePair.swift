@@ -1,0 +1,116 @@
+/// The flash frame `F` and the registered ambient frame `A = F − D`, per channel and summed over
+/// the channels (flicker and a wrong exposure scale every channel alike), averaged over square
+/// blocks so that about 200 rows remain: small enough that a few pixels of hand-shake blur and the
+/// pixel noise shrink, large enough to resolve flicker bands and penumbrae.
+struct ReducedFramePair {
+    /// Size of the reduced image, the block side in full-resolution pixels and the full frame's height.
+    let width: Int, height: Int, block: Int, fullHeight: Int
+    /// Block means of `F_r + F_g + F_b` and `A_r + A_g + A_b`, row-major.
+    var flash: [Double], ambient: [Double]
+    /// Noise variance of those block means (noise models of the two frames).
+    var flashVariance: [Double], ambientVariance: [Double]
+    /// Block means per channel: `[c][j]`.
+    var flashChannels: [[Double]], ambientChannels: [[Double]]
+    /// Noise variances of the per-channel block means.
+    var flashChannelVariance: [[Double]], ambientChannelVariance: [[Double]]
+    /// Whether every pixel of the block is unflagged (no clipping, an ambient sample).
+    var valid: [Bool]
+
+    /// Rows the reduced image aims at.
+    static let targetRows = 200
+
+    /// Frame fraction t = (y + ½)/height of the centre of reduced row `row` in the full frame.
+    func frameFraction(row: Int) -> Double { (Double(row * block) + Double(block) / 2) / Double(fullHeight) }
+
+    /// The pair averaged over 2×2 blocks again (valid where all four are): the edge measurement
+    /// wants less noise than the row fit, and its penumbrae stay several pixels wide.
+    func halved() -> ReducedFramePair {
+        let hw = width / 2, hh = height / 2
+        var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight)
+        for y in 0..<hh {
+            for x in 0..<hw {
+                let j = 2 * y * width + 2 * x, o = y * hw + x
+                let idx = [j, j + 1, j + width, j + width + 1]
+                out.flash[o] = idx.reduce(0) { $0 + flash[$1] } / 4
+                out.ambient[o] = idx.reduce(0) { $0 + ambient[$1] } / 4
+                out.flashVariance[o] = idx.reduce(0) { $0 + flashVariance[$1] } / 16
+                out.ambientVariance[o] = idx.reduce(0) { $0 + ambientVariance[$1] } / 16
+                out.valid[o] = idx.allSatisfy { valid[$0] }
+                for c in 0..<3 {
+                    out.flashChannels[c][o] = idx.reduce(0) { $0 + flashChannels[c][$1] } / 4
+                    out.ambientChannels[c][o] = idx.reduce(0) { $0 + ambientChannels[c][$1] } / 4
+                    out.flashChannelVariance[c][o] = idx.reduce(0) { $0 + flashChannelVariance[c][$1] } / 16
+                    out.ambientChannelVariance[c][o] = idx.reduce(0) { $0 + ambientChannelVariance[c][$1] } / 16
+                }
+            }
+        }
+        return out
+    }
+
+    private init(width: Int, height: Int, block: Int, fullHeight: Int) {
+        self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight
+        let n = width * height
+        flash = [Double](repeating: 0, count: n); ambient = flash; flashVariance = flash; ambientVariance = flash
+        valid = [Bool](repeating: false, count: n)
+        flashChannels = [flash, flash, flash]; ambientChannels = flashChannels
+        flashChannelVariance = flashChannels; ambientChannelVariance = flashChannels
+    }
+
+    init(flash frame: LinearFrame, darkRoom: DarkRoomEstimate) {
+        let w = frame.image.width, h = frame.image.height, n = w * h
+        let k = max(1, min(w, h) / Self.targetRows)
+        let rw = w / k, rh = h / k
+        width = rw; height = rh; block = k; fullHeight = h
+        let m = rw * rh
+        // Planes: F_r, F_g, F_b, A_r, A_g, A_b (block means).
+        var means = [Double](repeating: 0, count: 6 * m)
+        var ok = [Bool](repeating: false, count: m)
+        let inv = 1 / Double(k * k)
+        frame.image.samples.withUnsafeBufferPointer { fb in
+        darkRoom.difference.samples.withUnsafeBufferPointer { db in
+        darkRoom.flags.withUnsafeBufferPointer { flb in
+        means.withUnsafeMutableBufferPointer { mo in
+        ok.withUnsafeMutableBufferPointer { oko in
+            let inputs = UncheckedSendableBox((fb, db, flb))
+            let outs = (SharedMutableBuffer(mo), SharedMutableBuffer(oko))
+            forEachRowBand(rowCount: rh, minimumRowsPerBand: 4) { rows in
+                let (fp, dp, flp) = inputs.value
+                for ry in rows {
+                    for rx in 0..<rw {
+                        var sum = SIMD8<Double>(), flagged = false
+                        for y in (ry * k)..<(ry * k + k) {
+                            let row = y * w
+                            for x in (rx * k)..<(rx * k + k) {
+                                let i = row + x
+                                let fr = fp[i], fg = fp[n + i], fbl = fp[2 * n + i]
+                                sum += SIMD8(Double(fr), Double(fg), Double(fbl), Double(fr - dp[i]),
+                                             Double(fg - dp[n + i]), Double(fbl - dp[2 * n + i]), 0, 0)
+                                flagged = flagged || flp[i] != 0
+                            }
+                        }
+                        let j = ry * rw + rx
+                        for c in 0..<6 { outs.0[c * m + j] = sum[c] * inv }
+                        outs.1[j] = !flagged
+                    }
+                }
+            }
+        }}}}}
+        let fn = darkRoom.flashNoise, an = darkRoom.ambientNoise
+        func plane(_ c: Int) -> [Double] { Array(means[(c * m)..<((c + 1) * m)]) }
+        // σ²(v) = offset + slope·v per pixel; a block mean divides by k².
+        func variance(_ v: [Double], _ noise: FrameNoise) -> [Double] {
+            v.map { (Double(noise.varianceOffset) + Double(noise.varianceSlope) * max(0, $0)) * inv }
+        }
+        flashChannels = (0..<3).map(plane); ambientChannels = (3..<6).map(plane)
+        flashChannelVariance = flashChannels.map { variance($0, fn) }
+        ambientChannelVariance = ambientChannels.map { variance($0, an) }
+        var f = [Double](repeating: 0, count: m), a = f, vf = f, va = f
+        for c in 0..<3 {
+            for j in 0..<m {
+                f[j] += flashChannels[c][j]; a[j] += ambientChannels[c][j]
+                vf[j] += flashChannelVariance[c][j]; va[j] += ambientChannelVariance[c][j]
+            }
+        }
+        self.flash = f; ambient = a; flashVariance = vf; ambientVariance = va; valid = ok
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+
+/// Flicker banding of the flash frame's ambient part (`AmbientRatioEstimate`). Away from edges
+/// `Q = F/A = P + r(y)` with `P = D/A = κ·w·E/L` (κ the surface's flash-to-ambient contrast, E and
+/// L the flash and ambient illuminance), so at a pixel the change of Q over ±b rows is
+/// `d = r(y + b) − r(y − b) + 2δ·P·γ`, γ = ∂log(E/L)/∂t: the fall-off's share is proportional to P
+/// (four times larger in a shadow's core, where L is a quarter) and γ varies smoothly down the
+/// frame (a line in t), while the banding is the same in every column. The ambient frame
+/// bands too (`A ∝ G_A(y)`, so `P ∝ 1/G_A`): each component therefore has a part proportional to P
+/// (the ambient frame's banding) besides the part common to all pixels (r's banding,
+/// `r = r₀·G_F/G_A`); P's spread within rows (shadows, surfaces) tells them apart. Each pixel's `d` is
+/// regressed on `P·γ(t)` and the banding by weighted least squares (weights from the noise models,
+/// Tukey's biweight against misfits, Beaton & Tukey 1974). Two spans are used: b = 1 row (every
+/// frequency up to one cycle per six rows) and b = height/40 (less noise for the slow mains
+/// banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt` over ±δ is
+/// `2 sin(2πνδ)·(−a sin 2πνt + b cos 2πνt)`, exactly; components are
+/// added one at a time (frequency scanned from 0.8 cycles per frame to one cycle per 6 rows, then
+/// refined by golden-section search) while an F-test against the model without it exceeds
+/// `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far beyond the 10⁻⁵
+/// level even after the scan's many trials).
+struct RowBandingFit {
+    /// The components kept.
+    var components: [RowBanding]
+    /// Variance of the fitted banding from its parameters' uncertainty (mean over the frame).
+    var relativeVariance: Double
+
+    /// Most components fitted (mains flicker, its PWM beat, one more).
+    static let maximumComponents = 3
+    /// F statistic a component must exceed.
+    static let fTestThreshold = 25.0
+    /// Smallest amplitude worth removing, in units of r.
+    static let minimumAmplitude = 0.002
+    /// Lowest frequency tried, cycles per frame (below it a sinusoid is a trend).
+    static let lowestCycles = 0.8
+    /// Terms of the polynomial γ(t): a line (a radial fall-off and a linear ambient gradient give one).
+    static let slopeTerms = 2
+
+    /// One pixel's change of Q over its group's span, its P and its noise weight 1/σ².
+    struct PixelSample { var group: Int, p: Double, d: Double, w: Double }
+
+    /// One row and span: frame fraction, half span δ, and the weighted sums of its pixels
+    /// (Σw, ΣwP, ΣwP², Σwd, ΣwPd).
+    struct Group {
+        var t: Double, halfSpan: Double
+        var s0 = 0.0, s1 = 0.0, s2 = 0.0, sd = 0.0, spd = 0.0
+    }
+
+    static func fit(_ p: ReducedFramePair) -> RowBandingFit {
+        var groups: [Group] = [], samples: [PixelSample] = []
+        collect(p, span: 1, into: &groups, &samples)
+        collect(p, span: max(2, p.height / 40), into: &groups, &samples)
+        guard groups.count >= 48 else { return RowBandingFit(components: [], relativeVariance: 0) }
+        var robust = [Double](repeating: 1, count: samples.count)
+        let highest = Double(p.height) / 6
+        var found: [Double] = []
+        func reweight(_ model: Solution, _ frequencies: [Double]) {
+            robust = Self.tukeyWeights(samples, groups, model, frequencies)
+        }
+        var stats = accumulate(samples, robust, groups)
+        guard var current = solve(stats, frequencies: []) else { return RowBandingFit(components: [], relativeVariance: 0) }
+        for _ in 0..<3 {
+            reweight(current, [])
+            stats = accumulate(samples, robust, groups)
+            guard let next = solve(stats, frequencies: []) else { break }
+            current = next
+        }
+        while found.count < maximumComponents {
+            let base = current
+            // Coarse scan of the rows' residual periodogram (a 2-parameter fit per frequency, Lomb
+            // 1976 / Scargle 1982), then golden-section refinement of the joint fit around the best.
+            let residuals = base.groupResiduals(stats, frequencies: found)
+            let step = 0.025
+            var best: (nu: Double, gain: Double)? = nil
+            var nu = lowestCycles
+            while nu <= highest {
+                if !found.contains(where: { abs($0 - nu) < 0.5 }) {
+                    let gain = periodogram(stats, residuals, nu)
+                    if gain > (best?.gain ?? 0) { best = (nu, gain) }
+                }
+                nu += step
+            }
+            guard let coarse = best else { break }
+            var lo = coarse.nu - step, hi = coarse.nu + step
+            let g = (5.0.squareRoot() - 1) / 2
+            func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v])?.rssBetween ?? .infinity }
+            var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
+            for _ in 0..<30 {
+                if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
+                else { lo = c; c = d; fc = fd; d = lo + g * (hi - lo); fd = rss(d) }
+            }
+            let nuBest = fc < fd ? c : d
+            guard let with = solve(stats, frequencies: found + [nuBest]) else { break }
+            let dof = Double(groups.count - with.parameterCount)
+            let f = ((base.rssBetween - with.rssBetween) / 2) / (with.rssBetween / dof)
+            let k = slopeTerms + 4 * found.count
+            let amplitude = (with.coefficients[k] * with.coefficients[k] + with.coefficients[k + 1] * with.coefficients[k + 1]).squareRoot()
+            guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
+            found.append(nuBest)
+            current = with
+            reweight(current, found)
+            stats = accumulate(samples, robust, groups)
+            if let refit = solve(stats, frequencies: found) { current = refit }
+        }
+        guard !found.isEmpty else { return RowBandingFit(components: [], relativeVariance: 0) }
+        let variances = current.parameterVariances(stats, frequencies: found)
+        var components: [RowBanding] = []
+        var variance = 0.0
+        for (i, nu) in found.enumerated() {
+            let k = slopeTerms + 4 * i
+            components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
+                                         sineAmplitude: current.coefficients[k + 1]))
+            // Mean over t of var(a cos + b sin) = (var a + var b) / 2.
+            variance += (variances[k] + variances[k + 1]) / 2
+        }
+        return RowBandingFit(components: components, relativeVariance: variance)
+    }
+
+    /// Pixels away from edges (horizontal log-gradients of both frames and the change of log `A`
+    /// over the span small; the banding itself is vertical, in `F` only), one group per row.
+    static func collect(_ p: ReducedFramePair, span b: Int, into groups: inout [Group], _ samples: inout [PixelSample]) {
+        let w = p.width, h = p.height
+        let halfSpan = Double(b * p.block) / Double(p.fullHeight)
+        func quiet(_ v: [Double], _ vv: [Double], _ a: Int, _ c: Int) -> Bool {
+            let relVar = vv[a] / (v[a] * v[a]) + vv[c] / (v[c] * v[c])
+            return abs(log(v[a] / v[c])) < 0.03 + 4 * relVar.squareRoot()
+        }
+        func usable(_ i: Int) -> Bool {
+            p.valid[i] && p.ambient[i] > 20 * p.ambientVariance[i].squareRoot() && p.flash[i] > 0
+        }
+        // σ²(Q) = Q²·(σ²_F/F² + σ²_A/A²).
+        func qVariance(_ i: Int) -> Double {
+            let q = p.flash[i] / p.ambient[i]
+            return q * q * (p.flashVariance[i] / (p.flash[i] * p.flash[i]) + p.ambientVariance[i] / (p.ambient[i] * p.ambient[i]))
+        }
+        for y in b..<max(b, h - b) {
+            let first = samples.count
+            for x in 1..<(w - 1) {
+                let j = y * w + x
+                let up = j + b * w, dn = j - b * w, l = j - 1, r = j + 1
+                guard usable(j), usable(up), usable(dn), usable(l), usable(r) else { continue }
+                guard quiet(p.ambient, p.ambientVariance, r, l), quiet(p.flash, p.flashVariance, r, l),
+                      quiet(p.ambient, p.ambientVariance, up, dn) else { continue }
+                let d = p.flash[up] / p.ambient[up] - p.flash[dn] / p.ambient[dn]
+                samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - 1, d: d,
+                                           w: 1 / (qVariance(up) + qVariance(dn))))
+            }
+            if samples.count - first >= max(10, w / 8) {
+                groups.append(Group(t: p.frameFraction(row: y), halfSpan: halfSpan))
+            } else {
+                samples.removeLast(samples.count - first)
+            }
+        }
+    }
+
+    /// The groups' weighted sums with robust weights `u`.
+    static func accumulate(_ samples: [PixelSample], _ u: [Double], _ groups: [Group]) -> [Group] {
+        var g = groups
+        for i in g.indices { g[i].s0 = 0; g[i].s1 = 0; g[i].s2 = 0; g[i].sd = 0; g[i].spd = 0 }
+        for (i, s) in samples.enumerated() {
+            let w = s.w * u[i]
+            g[s.group].s0 += w; g[s.group].s1 += w * s.p; g[s.group].s2 += w * s.p * s.p
+            g[s.group].sd += w * s.d; g[s.group].spd += w * s.p * s.d
+        }
+        return g
+    }
+
+    /// Tukey's biweight of each pixel's residual, c = 4.685 robust standard deviations.
+    static func tukeyWeights(_ samples: [PixelSample], _ groups: [Group], _ model: Solution, _ frequencies: [Double]) -> [Double] {
+        let parts = groups.map { model.parts($0, frequencies: frequencies) }
+        var z = [Float](repeating: 0, count: samples.count)
+        for (i, s) in samples.enumerated() {
+            let (slope, offset) = parts[s.group]
+            z[i] = Float((s.d - slope * s.p - offset) * s.w.squareRoot())
+        }
+        var a = z.map { abs($0) }
+        let mad = a.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) }
+        let c = 4.685 * 1.4826 * Double(max(mad, 1e-12))
+        return z.map { v in
+            let u = Double(v) / c
+            return abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0
+        }
+    }
+
+    /// Reduction of the rows' weighted residual sum of squares by one sinusoid of frequency `nu`.
+    static func periodogram(_ groups: [Group], _ residuals: [Double], _ nu: Double) -> Double {
+        var saa = 0.0, sab = 0.0, sbb = 0.0, ya = 0.0, yb = 0.0
+        let w = 2 * Double.pi * nu
+        for (g, e) in zip(groups, residuals) {
+            let k = 2 * sin(w * g.halfSpan)
+            let a = -k * sin(w * g.t), b = k * cos(w * g.t)
+            saa += g.s0 * a * a; sab += g.s0 * a * b; sbb += g.s0 * b * b
+            ya += g.s0 * a * e; yb += g.s0 * b * e
+        }
+        let det = saa * sbb - sab * sab
+        guard det > 1e-12 * max(saa * sbb, 1e-300) else { return 0 }
+        return (sbb * ya * ya - 2 * sab * ya * yb + saa * yb * yb) / det
+    }
+
+    /// A weighted least-squares fit.
+    struct Solution {
+        var coefficients: [Double], normal: [Double], rssBetween: Double, parameterCount: Int
+
+        /// For a group: the factor of P (2δ·γ(t) and the ambient frame's banding) and r's banding
+        /// change (the same for every pixel).
+        func parts(_ g: Group, frequencies: [Double]) -> (slope: Double, offset: Double) {
+            let x = RowBandingFit.basis(g, frequencies: frequencies)
+            var slope = 0.0, offset = 0.0
+            for i in x.indices {
+                if RowBandingFit.isProportionalToP(i) { slope += coefficients[i] * x[i] } else { offset += coefficients[i] * x[i] }
+            }
+            return (slope, offset)
+        }
+
+        /// Each group's weighted mean residual.
+        func groupResiduals(_ groups: [Group], frequencies: [Double]) -> [Double] {
+            groups.map { g in
+                let (slope, offset) = parts(g, frequencies: frequencies)
+                return g.s0 > 0 ? (g.sd - slope * g.s1 - offset * g.s0) / g.s0 : 0
+            }
+        }
+
+        /// Variances of the parameters: (XᵀWX)⁻¹ scaled by the rows' residual variance per unit
+        /// weight, so that pixels of one row count as one measurement of its banding.
+        func parameterVariances(_ groups: [Group], frequencies: [Double]) -> [Double] {
+            let m = parameterCount
+            let totalWeight = groups.reduce(0) { $0 + $1.s0 }
+            let scale = rssBetween / Double(max(1, groups.count - m)) * Double(groups.count) / max(totalWeight, 1e-300)
+            return (0..<m).map { i in
+                var e = [Double](repeating: 0, count: m); e[i] = 1
+                return (solveSymmetric(normal, e, size: m)?[i] ?? .infinity) * scale * max(1, totalWeight / Double(groups.count))
+            }
+        }
+    }
+
+    /// Whether coefficient `i` multiplies P: γ's terms and the ambient frame's banding (layout: γ
+    /// terms, then per component a, b of r's banding and α, β of the ambient frame's).
+    static func isProportionalToP(_ i: Int) -> Bool {
+        i < slopeTerms || (i - slopeTerms) % 4 >= 2
+    }
+
+    /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by P).
+    static func basis(_ g: Group, frequencies: [Double]) -> [Double] {
+        var x = [Double](repeating: 0, count: slopeTerms + 4 * frequencies.count)
+        let s = 2 * g.t - 1
+        var p = 2 * g.halfSpan
+        for i in 0..<slopeTerms { x[i] = p; p *= s }
+        for (k, nu) in frequencies.enumerated() {
+            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = slopeTerms + 4 * k
+            x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
+            // 1/G_A ≈ 1 − (α cos + β sin): its change over ±δ, times P.
+            x[c + 2] = x[c]; x[c + 3] = x[c + 1]
+        }
+        return x
+    }
+
+    /// Fits every pixel's `d = P·[2δ(γ₀ + γ₁s) + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
+    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `s = 2t − 1`, from the groups' sums.
+    static func solve(_ groups: [Group], frequencies: [Double]) -> Solution? {
+        let m = slopeTerms + 4 * frequencies.count
+        var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
+        let proportional = (0..<m).map(isProportionalToP)
+        for g in groups where g.s0 > 0 {
+            let x = basis(g, frequencies: frequencies)
+            for i in 0..<m {
+                atb[i] += x[i] * (proportional[i] ? g.spd : g.sd)
+                for j in 0...i {
+                    let sw = proportional[i] && proportional[j] ? g.s2 : (proportional[i] || proportional[j] ? g.s1 : g.s0)
+                    ata[i * m + j] += x[i] * x[j] * sw
+                }
+            }
+        }
+        for i in 0..<m { for j in 0..<i { ata[j * m + i] = ata[i * m + j] } }
+        guard let theta = solveSymmetric(ata, atb, size: m) else { return nil }
+        var solution = Solution(coefficients: theta, normal: ata, rssBetween: 0, parameterCount: m)
+        var rss = 0.0
+        for (g, e) in zip(groups, solution.groupResiduals(groups, frequencies: frequencies)) { rss += g.s0 * e * e }
+        solution.rssBetween = rss
+        return solution
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import ConstantColor
+@testable import ConstantColorSynth
+
+/// Stage 4a (issue 7): the ambient exposure the flash frame really holds, per row, estimated from
+/// the images — against the truth the renderer used (true/EXIF exposure factors and the rolling
+/// shutter's per-row flicker gains).
+@Suite("Ambient ratio and flicker banding estimated from the images", .serialized)
+struct AmbientRatioTests {
+    static let lib = Fixture.library
+    static let camera = try! CameraProfile(path: Fixture.root + "/calibration/synthetic-nikon5100.camera.json")
+    static let flash = try! FlashProfile(path: Fixture.root + "/calibration/synthetic-phosphor-led-yag.flash.json")
+
+    /// The true r(y): (flash true/EXIF scale ÷ ambient true/EXIF scale) × G_flash(y) / G_ambient(y).
+    static func trueRows(_ cap: SynthCapture) -> [Double] {
+        let f = cap.flash, a = cap.ambient!
+        let r0 = (f.trueExposure.radiometricScale / f.exposure.radiometricScale)
+            / (a.trueExposure.radiometricScale / a.exposure.radiometricScale)
+        let h = f.image.height
+        let gf = f.faults.rowGains ?? [Double](repeating: 1, count: h)
+        let ga = a.faults.rowGains ?? [Double](repeating: 1, count: h)
+        return (0..<h).map { r0 * gf[$0] / ga[$0] }
+    }
+
+    static func fuse(_ c: SynthCondition, width: Int = 360, height: Int = 240, seed: UInt64 = 11,
+                     estimate: Bool = true) throws -> (FusionResult, [Double]) {
+        let r = try nikonRenderer(lib)
+        let cap = try r.render(c, width: width, height: height, seed: seed, options: RenderOptions())
+        var options = FusionOptions()
+        options.estimateAmbientRatio = estimate
+        options.produceLinear = false
+        let result = try FusionPipeline.run(
+            flash: RawFrame(image: cap.flash.image, exposure: cap.flash.exposure, name: "flash"),
+            ambient: RawFrame(image: cap.ambient!.image, exposure: cap.ambient!.exposure, name: "ambient"),
+            camera: camera, flashProfile: flash, options: options)
+        return (result, trueRows(cap))
+    }
+
+    /// Root mean square of the estimated r(y) against the truth, relative.
+    static func rowError(_ e: AmbientRatioEstimate, _ truth: [Double]) -> (rms: Double, mean: Double) {
+        var s = 0.0
+        for (a, b) in zip(e.rowRatios, truth) { s += (Double(a) / b - 1) * (Double(a) / b - 1) }
+        let meanTruth = truth.reduce(0, +) / Double(truth.count)
+        return ((s / Double(truth.count)).squareRoot(), e.meanRatio / meanTruth - 1)
+    }
+
+    /// Steady light and exact EXIF: nothing to correct, and nothing invented.
+    @Test("exact EXIF, steady light: r = 1 within 1 %, no banding", arguments: [50.0, 200, 800])
+    func exactMetadata(lux: Double) throws {
+        let (result, truth) = try Self.fuse(SynthCondition.envelope(lux: lux, cctKelvin: 4000, duv: 0))
+        let e = result.ambientRatio
+        let err = Self.rowError(e, truth)
+        print(String(format: "steady %g lux: r0 %.4f (%@, %d edge gradients, ±%.4f), banding %d, row RMS %.4f",
+                     lux, e.baseRatio, e.source.rawValue, e.edgeSampleCount, e.relativeUncertainty, e.banding.count, err.rms))
+        #expect(e.banding.isEmpty)
+        // Within 1 %, or within 2.5 of its own stated σ where the ambient is too dim to do better.
+        #expect(abs(err.mean) < max(0.01, 2.5 * e.relativeUncertainty))
+    }
+
+    /// EXIF off by a few percent in each frame: r₀ is measured on the shadow's penumbra.
+    @Test("EXIF off: r0 within 1 % of the truth", arguments: [
+        ExposureFactors(flashTime: 1.03, flashGain: 0.98, ambientTime: 0.96, ambientGain: 1.02),
+        ExposureFactors(flashTime: 0.97, flashGain: 0.965, ambientTime: 1.04, ambientGain: 1.03),
+    ])
+    func exposureError(factors: ExposureFactors) throws {
+        var c = SynthCondition.envelope(lux: 200, cctKelvin: 3000, duv: 0)
+        c.effects.exposureError = .given(factors)
+        let (result, truth) = try Self.fuse(c)
+        let e = result.ambientRatio
+        let err = Self.rowError(e, truth)
+        print(String(format: "EXIF off: true r0 %.4f, estimate %.4f ± %.4f (%d gradients), error %.2f %%",
+                     truth[0], e.baseRatio, e.relativeUncertainty, e.edgeSampleCount, 100 * err.mean))
+        #expect(e.source == .illuminationEdges)
+        #expect(abs(err.mean) < 0.01)
+        // The metadata alone is off by more than that, so the test measures the estimate.
+        #expect(abs(truth[0] - 1) > 0.02)
+    }
+
+    /// Mains flicker through a rolling shutter: the banding is found and removed row by row.
+    @Test("flicker banding: the mean ratio within 1 %, the rows' error cut to under 0.4 of EXIF's", arguments: [
+        Flicker(frequencyHz: 100, depth: 0.3, phaseCycles: 0.1),
+        Flicker(frequencyHz: 120, depth: 0.2, phaseCycles: 0.6),
+        Flicker(frequencyHz: 120, depth: 0.25, pwmHz: 1700, pwmDuty: 0.5, phaseCycles: 0.35),
+    ])
+    func flicker(flicker: Flicker) throws {
+        var c = SynthCondition.envelope(lux: 200, cctKelvin: 5000, duv: 0)
+        c.effects.flicker = flicker
+        let (result, truth) = try Self.fuse(c)
+        let (off, _) = try Self.fuse(c, estimate: false)
+        let e = result.ambientRatio
+        let err = Self.rowError(e, truth), nominal = Self.rowError(off.ambientRatio, truth)
+        print(String(format: "flicker %g Hz depth %.2f: %d components %@, row RMS %.4f (EXIF only: %.4f), mean %.4f, stated σ %.4f",
+                     flicker.frequencyHz, flicker.depth, e.banding.count,
+                     e.banding.map { String(format: "%.2f c/frame %.4f", $0.cyclesPerFrameHeight, $0.amplitude) }.joined(separator: ", "),
+                     err.rms, nominal.rms, err.mean, e.relativeUncertainty))
+        #expect(!e.banding.isEmpty)
+        #expect(abs(err.mean) < 0.01)
+        #expect(err.rms < 0.4 * nominal.rms)
+        #expect(err.rms < 2.5 * e.relativeUncertainty)      // the confidence is told about what is left
+        #expect(nominal.rms > 0.02)
+    }
+
+    /// No ambient edge to measure on (no shadow, no gradient): the metadata is kept and said to be.
+    @Test func withoutIlluminationEdgesTheMetadataIsKept() throws {
+        var c = SynthCondition.envelope(lux: 200, cctKelvin: 4000, duv: 0)
+        c.shadow = false; c.gradient = 0
+        let (result, _) = try Self.fuse(c)
+        let e = result.ambientRatio
+        print("no ambient edge: source \(e.source.rawValue), \(e.edgeSampleCount) profiles, r0 \(e.baseRatio)")
+        #expect(e.source == .metadata)
+        #expect(e.baseRatio == 1 && e.edgeSampleCount == 0)
+        #expect(abs(e.relativeUncertainty - Double(Confidence.defaultExposureRatioUncertainty)) < 1e-6)
+        #expect(result.report.exposure.ambientRatio?.source == .metadata)
+        #expect(result.report.exposure.estimatedAmbientToFlashRatio == result.report.exposure.ambientToFlashRatio)
+    }
+}
