@@ -33,6 +33,8 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
     @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
     @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
+    @Flag(help: "With a flash profile that has a shading map (calibrate flat-field), flatten the flash's fall-off too (its colour shading is always corrected).")
+    var flattenFlashFalloff = false
 
     func validate() throws {
         guard OutputPrimaries(rawValue: primaries) != nil else { throw ValidationError("--primaries must be p3 or srgb") }
@@ -71,6 +73,7 @@ struct FuseCommand: ParsableCommand {
         options.registration.model = model == "auto" ? nil : MotionModel(rawValue: model)
         options.renderFallback = fallback != nil
         options.produceLinear = linear != nil
+        options.flattenFlashFalloff = flattenFlashFalloff
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")
