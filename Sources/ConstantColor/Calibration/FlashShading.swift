@@ -157,47 +157,70 @@ public struct FlashShadingCorrection: Sendable {
 
     /// Multiplies every pixel of a 3-plane image by `gain` at its centre ((x + ½) / width, (y + ½) / height).
     ///
-    /// Row bands over the cores; each band interpolates its rows' gains along x once per row into a
-    /// scratch row (allocated once per band), then scales the three planes.
+    /// Row bands over the cores. Each band interpolates the nodes along y once per row (white and
+    /// level, `columns` values each), then along x into three planar gain rows (scratch allocated
+    /// once per band, single precision), and scales the three planes row by row.
     public func apply(to image: inout PlanarImage) {
         precondition(image.channelCount == 3, "FlashShadingCorrection: a 3-plane image is required")
         let w = image.width, h = image.height, n = image.pixelCount
         guard w > 0, h > 0 else { return }
         let columns = shading.columns, rows = shading.rows
         // Along x: node index and weight per pixel column, once.
-        var xs = [Int](repeating: 0, count: w), xt = [Double](repeating: 0, count: w)
-        for x in 0..<w { (xs[x], xt[x]) = FlashShading.axis((Double(x) + 0.5) / Double(w), nodes: columns) }
-        let white = shading.relativeWhite, level = shading.relativeLevel
-        let flatten = flattenLevel, floor = FlashShading.minimumValue
+        var xs = [Int](repeating: 0, count: w), xt = [Float](repeating: 0, count: w)
+        for x in 0..<w {
+            let (i, t) = FlashShading.axis((Double(x) + 0.5) / Double(w), nodes: columns)
+            xs[x] = i; xt[x] = Float(t)
+        }
+        // Nodes as four planes of Float: red, green, blue white, level (1 when not flattening).
+        var nodes = [Float](repeating: 1, count: 4 * columns * rows)
+        for k in 0..<(columns * rows) {
+            for c in 0..<3 { nodes[c * columns * rows + k] = Float(shading.relativeWhite[k][c]) }
+            if flattenLevel { nodes[3 * columns * rows + k] = Float(shading.relativeLevel[k]) }
+        }
+        let floor = Float(FlashShading.minimumValue)
         image.samples.withUnsafeMutableBufferPointer { buffer in
+        xs.withUnsafeBufferPointer { xsBuffer in
+        xt.withUnsafeBufferPointer { xtBuffer in
+        nodes.withUnsafeBufferPointer { nodeBuffer in
             let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox((xsBuffer, xtBuffer, nodeBuffer))
             forEachRowBand(rowCount: h) { band in
-                // Node values of the band's current row, interpolated along y: columns × (r, g, b, level).
-                var rowNodes = [SIMD4<Double>](repeating: .zero, count: columns)
-                var gains = [SIMD4<Float>](repeating: .zero, count: w)
-                for y in band {
-                    let (j, t) = FlashShading.axis((Double(y) + 0.5) / Double(h), nodes: rows)
-                    for i in 0..<columns {
-                        let a = white[j * columns + i], b = white[(j + 1) * columns + i]
-                        let la = level[j * columns + i], lb = level[(j + 1) * columns + i]
-                        rowNodes[i] = SIMD4(a.x, a.y, a.z, la) * (1 - t) + SIMD4(b.x, b.y, b.z, lb) * t
-                    }
-                    for x in 0..<w {
-                        let i = xs[x], s = xt[x]
-                        var v = rowNodes[i] * (1 - s) + rowNodes[i + 1] * s
-                        v = pointwiseMax(v, SIMD4(repeating: floor))
-                        let l = flatten ? v.w : 1
-                        gains[x] = SIMD4<Float>(Float(1 / (v.x * l)), Float(1 / (v.y * l)), Float(1 / (v.z * l)), 0)
-                    }
-                    let row = y * w
-                    for x in 0..<w {
-                        let g = gains[x]
-                        out[row + x] *= g.x
-                        out[n + row + x] *= g.y
-                        out[2 * n + row + x] *= g.z
+                let (xs, xt, nodes) = inputs.value
+                let nodeCount = columns * rows
+                var rowNodes = [Float](repeating: 0, count: 4 * columns)
+                var gains = [Float](repeating: 0, count: 3 * w)
+                rowNodes.withUnsafeMutableBufferPointer { r in
+                gains.withUnsafeMutableBufferPointer { g in
+                    for y in band {
+                        let (j, td) = FlashShading.axis((Double(y) + 0.5) / Double(h), nodes: rows)
+                        let t = Float(td)
+                        for p in 0..<4 {
+                            for i in 0..<columns {
+                                let a = nodes[p * nodeCount + j * columns + i], b = nodes[p * nodeCount + (j + 1) * columns + i]
+                                r[p * columns + i] = a + t * (b - a)
+                            }
+                        }
+                        let lc = 3 * columns
+                        for x in 0..<w {
+                            let i = xs[x], s = xt[x]
+                            let level = max(floor, r[lc + i] + s * (r[lc + i + 1] - r[lc + i]))
+                            for c in 0..<3 {
+                                let a = r[c * columns + i], b = r[c * columns + i + 1]
+                                g[c * w + x] = 1 / (max(floor, a + s * (b - a)) * level)
+                            }
+                        }
+                        let row = y * w
+                        for c in 0..<3 {
+                            let o = out.base + c * n + row, gc = g.baseAddress! + c * w
+                            for x in 0..<w { o[x] *= gc[x] }
+                        }
                     }
                 }
+                }
             }
+        }
+        }
+        }
         }
     }
 }
