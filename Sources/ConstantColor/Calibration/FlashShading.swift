@@ -14,7 +14,8 @@ import Foundation
 /// - `relativeLevel`: the local flash irradiance (green channel) relative to the centre.
 ///
 /// Node (i, j) sits at the centre of cell (i, j) of a `columns` × `rows` partition of the frame:
-/// frame-relative position ((i + ½) / columns, (j + ½) / rows). Between nodes the map is bilinear;
+/// frame-relative position ((i + ½) / columns, (j + ½) / rows). Between nodes the map is bilinear
+/// (Press et al., Numerical Recipes 3rd ed., §3.6);
 /// in the outer half cell it extrapolates linearly from the last two nodes (the shading keeps
 /// rising to the corners), and the result is kept at or above `minimumValue`.
 ///
