@@ -103,12 +103,12 @@ struct FlatFieldCLITests {
             try Self.run(["synth", "--preset", "200lux-4000K-on", "--no-noise", "--spectra", Self.spectra,
                           "--out", dir.appendingPathComponent(name).path, "--width", "\(Self.width)", "--height", "\(Self.height)"] + extra)
         }
-        func fuse(_ scene: String, profile: String, tag: String) throws -> String {
+        func fuse(_ scene: String, profile: String, tag: String, extra: [String] = []) throws -> String {
             let f = dir.appendingPathComponent(scene).path
             let linear = dir.appendingPathComponent("\(tag).tif").path
             try Self.run(["fuse", f + "/flash.tif", f + "/ambient.tif", "--camera", Self.camera, "--flash", profile,
                           "-o", dir.appendingPathComponent("\(tag)-out.tif").path, "--linear", linear, "--linear-space", "xyz",
-                          "--report", dir.appendingPathComponent("\(tag).json").path])
+                          "--report", dir.appendingPathComponent("\(tag).json").path] + extra)
             return linear
         }
         let truthPath = dir.appendingPathComponent("shaded/truth.json").path
@@ -148,6 +148,14 @@ struct FlatFieldCLITests {
         let withoutReport = try JSONValue.read(path: dir.appendingPathComponent("without.json").path)
         #expect(withReport.object?["rendering"]?.object?["flashShading"]?.string == "colour")
         #expect(withoutReport.object?["rendering"]?.object?["flashShading"]?.string == "none")
+        // Flattening the fall-off too: the corners' lightness rises, the report says so.
+        _ = try fuse("shaded", profile: shadedProfile, tag: "flat", extra: ["--flatten-flash-falloff", "--output-scale", "1"])
+        _ = try fuse("shaded", profile: shadedProfile, tag: "kept", extra: ["--output-scale", "1"])
+        let flatReport = try JSONValue.read(path: dir.appendingPathComponent("flat.json").path)
+        #expect(flatReport.object?["rendering"]?.object?["flashShading"]?.string == "colourAndLevel")
+        let flat = try TIFFReader.read(path: dir.appendingPathComponent("flat.tif").path).image
+        let kept = try TIFFReader.read(path: dir.appendingPathComponent("kept.tif").path).image
+        #expect(flat[2, 2, 1] > 1.5 * kept[2, 2, 1] && abs(flat[Self.width / 2, Self.height / 2, 1] / kept[Self.width / 2, Self.height / 2, 1] - 1) < 0.02)
     }
 
     func expectBadInput(_ arguments: [String], mentions: [String]) throws {
