@@ -4,6 +4,6 @@ import ArgumentParser
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
-        abstract: "Fit camera and flash profiles (from spectral data or a chart capture).",
-        subcommands: [CalibrateSpectral.self, CalibrateChart.self])
+        abstract: "Fit camera and flash profiles (from spectral data or a chart capture), and the flash's shading (flat field).",
+        subcommands: [CalibrateSpectral.self, CalibrateChart.self, CalibrateFlatField.self])
 }

@@ -35,6 +35,8 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
     var exposureRatio: String = "estimate"
     @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
+    @Flag(help: "With a flash profile that has a shading map (calibrate flat-field), flatten the flash's fall-off too (its colour shading is always corrected).")
+    var flattenFlashFalloff = false
 
     func validate() throws {
         guard OutputPrimaries(rawValue: primaries) != nil else { throw ValidationError("--primaries must be p3 or srgb") }
@@ -75,6 +77,7 @@ struct FuseCommand: ParsableCommand {
         options.renderFallback = fallback != nil
         options.produceLinear = linear != nil
         options.estimateAmbientRatio = exposureRatio == "estimate"
+        options.flattenFlashFalloff = flattenFlashFalloff
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")

@@ -15,7 +15,8 @@ struct SynthCommand: ParsableCommand {
             dark frame, lens capped at the same exposure, black level and read noise only). Light: --preset NAME, or \
             --light SPEC@LUX[@PLACEMENT] (repeatable; SPEC = planckian:K[:DUV], daylight:K[:DUV], \
             file:lamp-fl11.json, led:PEAK_NM[:HALF_WIDTH]; PLACEMENT = uniform, left, right, spot:CX:CY:SIGMA), \
-            or --darkroom. --set committed|envelope|hard|real-hard|all renders every preset of a set into \
+            or --darkroom; --flat-field puts a uniform grey card in place of the chart (with --darkroom \
+            and --flash-shading: a flat-field capture for calibrate flat-field). --set committed|envelope|hard|real-hard|all renders every preset of a set into \
             --out/NAME (real-hard: envelope conditions and lamps with every capture fault on). \
             Capture faults (issue 7), on any condition: --exposure-error, --flicker, --shake, \
             --moving-object, --flash-shading, or --all-effects (each drawn from the condition's name; \
@@ -49,6 +50,8 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Spectral data folder.") var spectra: String?
     @Flag(help: "Write per-pixel truth: labels.tif, ambient-labels.tif and materials[] in truth.json.") var truthMaps = false
     @Flag(help: "Every capture fault on, drawn from the condition's name.") var allEffects = false
+    @Flag(help: "A uniform 18 % grey card fills the frame instead of the chart (with --darkroom: a flat-field capture for calibrate flat-field).")
+    var flatField = false
     @Option(help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
     @Option(help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
     @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation, 100 or 120).") var flicker: String?
@@ -193,6 +196,7 @@ struct SynthCommand: ParsableCommand {
             }
             let start = Date()
             let capture = try renderer.render(condition, width: width, height: height, seed: s,
+                                              content: flatField ? .greyCard : .colorChecker,
                                               options: RenderOptions(noise: !noNoise, truthMaps: truthMaps, darkFrame: !noDarkFrame))
             let rendered = Date()
             try capture.write(toDirectory: folder, compression: comp)

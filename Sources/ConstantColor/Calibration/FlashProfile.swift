@@ -14,6 +14,8 @@ public struct FlashProfile: Sendable, Equatable {
     public var matrixToXYZD65: Matrix3
     /// Spectral power distribution as SPEC 4.2 JSON, when known.
     public var spectralPowerDistribution: JSONValue?
+    /// How the flash's colour and level vary across the frame (`calibrate flat-field`), when measured.
+    public var shading: FlashShading?
     /// Fit statistics and provenance.
     public var metadata: [String: JSONValue]
     /// Keys this tool does not know, kept on rewrite.
@@ -21,9 +23,9 @@ public struct FlashProfile: Sendable, Equatable {
 
     /// Creates a profile; the white is normalized to green = 1.
     public init(name: String, cameraName: String?, whiteCameraRGB: SIMD3<Double>, matrixToXYZD65: Matrix3,
-                spectralPowerDistribution: JSONValue? = nil, metadata: [String: JSONValue] = [:],
-                extra: [String: JSONValue] = [:]) {
-        self.name = name; self.cameraName = cameraName
+                spectralPowerDistribution: JSONValue? = nil, shading: FlashShading? = nil,
+                metadata: [String: JSONValue] = [:], extra: [String: JSONValue] = [:]) {
+        self.name = name; self.cameraName = cameraName; self.shading = shading
         self.whiteCameraRGB = whiteCameraRGB / whiteCameraRGB.y
         self.matrixToXYZD65 = matrixToXYZD65
         self.spectralPowerDistribution = spectralPowerDistribution
@@ -31,7 +33,7 @@ public struct FlashProfile: Sendable, Equatable {
     }
 
     static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "camera", "whiteCameraRGB",
-                                         "matrixToXYZD65", "spectralPowerDistribution", "metadata"]
+                                         "matrixToXYZD65", "spectralPowerDistribution", "shading", "metadata"]
 
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
@@ -58,6 +60,7 @@ public struct FlashProfile: Sendable, Equatable {
                   cameraName: r.members["camera"]?.string,
                   whiteCameraRGB: SIMD3(w[0], w[1], w[2]), matrixToXYZD65: matrix,
                   spectralPowerDistribution: r.members["spectralPowerDistribution"],
+                  shading: try r.members["shading"].map { try FlashShading(json: $0, file: file) },
                   metadata: r.members["metadata"]?.object ?? [:],
                   extra: r.unknownMembers(known: Self.knownKeys))
     }
@@ -77,6 +80,7 @@ public struct FlashProfile: Sendable, Equatable {
         o["whiteCameraRGB"] = .array([whiteCameraRGB.x, whiteCameraRGB.y, whiteCameraRGB.z].map(JSONValue.number))
         o["matrixToXYZD65"] = .array(matrixToXYZD65.rows.map { .array($0.map(JSONValue.number)) })
         if let s = spectralPowerDistribution { o["spectralPowerDistribution"] = s }
+        if let s = shading { o["shading"] = s.json }
         if !metadata.isEmpty { o["metadata"] = .object(metadata) }
         return .object(o)
     }

@@ -45,6 +45,9 @@ public struct FusionOptions: Sendable {
     /// Whether to estimate the ambient-to-flash ratio and flicker banding from the images (stage 4a,
     /// `AmbientRatioEstimate`) instead of trusting EXIF.
     public var estimateAmbientRatio = true
+    /// With a flash profile that has a shading map, also flatten the flash's fall-off (its colour
+    /// shading is always corrected); off by default, see `FlashShading`.
+    public var flattenFlashFalloff = false
 
     /// Default options.
     public init() {}
@@ -144,13 +147,18 @@ public enum FusionPipeline {
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty)).confidence
         timings.lap("confidence")
+        // 6b. The flash's colour shading across the frame (FlashShading), on D and the gap fill's flash frame.
+        var flashForFill = F.image
+        if let shading = flashProfile.shading.map({ FlashShadingCorrection($0, flattenLevel: options.flattenFlashFalloff) }) {
+            shading.apply(to: &D.difference); shading.apply(to: &flashForFill); timings.lap("flashShading")
+        }
         let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
 
         // 7. Gap fill toward the flash frame, the global tone curve and γ 2.2, in one pass.
-        let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
+        let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: flashForFill,
                                                        confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
         let curve = ToneCurve()
-        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: F.image, confidence: confidence,
+        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: flashForFill, confidence: confidence,
                                           darkRoomMatrix: rendering.matrix(to: .rgb),
                                           flashMatrix: rendering.withScale(flashScale).matrix(to: .rgb), curve: curve)
         timings.lap("renderAndEncode")
@@ -176,7 +184,8 @@ public enum FusionPipeline {
             rendering: .init(primaries: options.primaries.rawValue, linearSpace: options.linearSpace.rawValue,
                              outputScale: scale, automaticExposure: options.outputScale == nil,
                              toneCurveKnee: Double(curve.knee), gamma: Double(curve.gamma),
-                             flashFrameScale: flashScale),
+                             flashFrameScale: flashScale,
+                             flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),
             timingsSeconds: timings.seconds, inputs: [:])
         return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,

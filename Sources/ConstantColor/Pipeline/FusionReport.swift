@@ -136,5 +136,8 @@ public struct FusionReport: Sendable, Codable {
         public var gamma: Double
         /// Exposure of the flash-frame rendering used for gap fill.
         public var flashFrameScale: Double
+        /// The flash profile's shading map as applied: `none` (no map), `colour`, or `colourAndLevel`
+        /// (fall-off flattened too).
+        public var flashShading: String = "none"
     }
 }

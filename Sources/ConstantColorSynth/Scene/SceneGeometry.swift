@@ -9,6 +9,8 @@ public struct SceneGeometry: Sendable, Equatable {
         case colorChecker
         /// One disc of material 1 (radius in pixels) at a point, for registration tests.
         case pointTarget(centerX: Double, centerY: Double, radiusPx: Double)
+        /// A uniform grey card filling the frame (a flat-field capture for `calibrate flat-field`).
+        case greyCard
     }
 
     /// Frame width in pixels.
@@ -44,11 +46,13 @@ public struct SceneGeometry: Sendable, Equatable {
         sideOverPitch = 0.8
     }
 
-    /// Number of materials: 0 = background, 1…24 = patches (chart) or 1 = the dot (point target).
+    /// Number of materials: 0 = background, 1…24 = patches (chart) or 1 = the dot (point target);
+    /// the grey card has the background only.
     public var materialCount: Int {
         switch content {
         case .colorChecker: return 1 + Self.columns * Self.rows
         case .pointTarget: return 2
+        case .greyCard: return 1
         }
     }
 
@@ -64,6 +68,7 @@ public struct SceneGeometry: Sendable, Equatable {
         case .pointTarget(let cx, let cy, let radius):
             let dx = x - cx, dy = y - cy
             return dx * dx + dy * dy < radius * radius ? 1 : 0
+        case .greyCard: return 0
         }
     }
 

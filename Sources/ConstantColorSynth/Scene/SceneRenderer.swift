@@ -35,15 +35,20 @@ public struct SceneRenderer: Sendable {
     }
 
     /// Reflectances of the materials of a geometry: flat 20 % grey background and the 24 BabelColor
-    /// patches, or (point target) a flat 3 % background and a perfect white dot.
+    /// patches, (point target) a flat 3 % background and a perfect white dot, or (grey card) a flat 18 % grey.
     public func materials(for geometry: SceneGeometry) -> [SpectralDistribution] {
         switch geometry.content {
         case .colorChecker:
             return [Self.backgroundReflectance] + library.colorChecker.members
         case .pointTarget:
             return [.constant(0.03, name: "black"), .constant(1.0, name: "perfect white")]
+        case .greyCard:
+            return [Self.greyCardReflectance]
         }
     }
+
+    /// The flat-field card: spectrally flat 18 % grey (a photographic grey card).
+    public static let greyCardReflectance = SpectralDistribution.constant(0.18, name: "grey card 18 %")
 
     /// The chart's background: spectrally flat 20 % grey.
     public static let backgroundReflectance = SpectralDistribution.constant(0.2, name: "neutral grey 20 %")

@@ -111,6 +111,9 @@ extension SceneRenderer {
                                            "samplePoints": .array(backgroundSamplePoints(scene).map { point($0.x, $0.y) })])
         case .pointTarget(let x, let y, let r):
             truth["pointTarget"] = .object(["center": point(x, y), "radius": num(r)])
+        case .greyCard:
+            truth["greyCard"] = .object(["name": .string(mats[0].name), "lab": vec(labD65(of: mats[0])),
+                                         "description": .string("a uniform, spectrally flat grey card filling the frame (flat field)")])
         }
         truth["shadow"] = .object(["polygon": .array(scene.shadowPolygon.map { point($0.x, $0.y) }),
                                    "penumbraWidthPx": num(scene.penumbraPx),

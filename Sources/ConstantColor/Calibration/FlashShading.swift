@@ -1,0 +1,227 @@
+import Foundation
+
+/// How the flash's colour and level vary across the frame (issue 7): a coarse grid, in
+/// frame-relative coordinates so that it serves any image size, measured by `calibrate flat-field`
+/// from a flash-only capture of a uniform grey card.
+///
+/// A phosphor-converted LED is bluer on its axis than at wide angles, and its irradiance falls off
+/// towards the corners. At node (i, j) the grid holds
+/// - `relativeWhite`: the local camera-RGB white of the flash divided, channel by channel, by the
+///   white at the frame centre (both normalized to green = 1), so the centre is (1, 1, 1). The
+///   profile's `whiteCameraRGB` and matrix are taken to describe the flash at the frame centre
+///   (where `calibrate chart` and `calibrate spectral` measure it); a grey card that is not
+///   perfectly neutral cancels out because the map is relative to its own centre.
+/// - `relativeLevel`: the local flash irradiance (green channel) relative to the centre.
+///
+/// Node (i, j) sits at the centre of cell (i, j) of a `columns` × `rows` partition of the frame:
+/// frame-relative position ((i + ½) / columns, (j + ½) / rows). Between nodes the map is bilinear
+/// (Press et al., Numerical Recipes 3rd ed., §3.6);
+/// in the outer half cell it extrapolates linearly from the last two nodes (the shading keeps
+/// rising to the corners), and the result is kept at or above `minimumValue`.
+///
+/// Correction (`FlashShadingCorrection`): every channel of a flash-lit image is divided by the local
+/// relative white, so a grey card renders neutral everywhere, with the centre's white balance.
+/// Level flattening (also dividing by `relativeLevel`) is a separate choice, off by default: the
+/// fall-off is part of the dark-room image SPEC 2 describes (lightness differences across the frame
+/// survive), and it also depends on the subject's distance and shape, which a flat-field card at one
+/// distance does not share; colour shading does not depend on distance (it is a function of the
+/// emission angle only), so it is always corrected when the map is present.
+public struct FlashShading: Sendable, Equatable {
+    /// Number of grid columns (≥ 2).
+    public let columns: Int
+    /// Number of grid rows (≥ 2).
+    public let rows: Int
+    /// Relative camera-RGB white per node, row-major from the top-left node (`rows * columns`).
+    public var relativeWhite: [SIMD3<Double>]
+    /// Relative flash level per node, row-major (`rows * columns`).
+    public var relativeLevel: [Double]
+    /// Members of the JSON object this tool does not know, kept on rewrite.
+    public var extra: [String: JSONValue]
+
+    /// The smallest value an interpolated white channel or level may take (guards extrapolation).
+    public static let minimumValue = 1e-3
+
+    /// Creates a map; the nodes are taken as given (see `normalizedToCentre()`).
+    public init(columns: Int, rows: Int, relativeWhite: [SIMD3<Double>], relativeLevel: [Double],
+                extra: [String: JSONValue] = [:]) {
+        precondition(columns >= 2 && rows >= 2, "FlashShading: at least 2 x 2 nodes")
+        precondition(relativeWhite.count == columns * rows && relativeLevel.count == columns * rows,
+                     "FlashShading: node count does not match the grid")
+        self.columns = columns; self.rows = rows
+        self.relativeWhite = relativeWhite; self.relativeLevel = relativeLevel; self.extra = extra
+    }
+
+    /// A uniform map (no shading).
+    public static func uniform(columns: Int = 16, rows: Int = 12) -> FlashShading {
+        FlashShading(columns: columns, rows: rows, relativeWhite: Array(repeating: SIMD3(1, 1, 1), count: columns * rows),
+                     relativeLevel: Array(repeating: 1, count: columns * rows))
+    }
+
+    /// Interpolation position along one axis: the lower node index and the (possibly extrapolating) weight.
+    @inlinable static func axis(_ f: Double, nodes: Int) -> (Int, Double) {
+        let g = f * Double(nodes) - 0.5
+        let i = min(nodes - 2, max(0, Int(g.rounded(.down))))
+        let t = min(1.5, max(-0.5, g - Double(i)))       // at most half a cell beyond the outer node
+        return (i, t)
+    }
+
+    /// The map at a frame-relative point (x, y in [0, 1], x right, y down): relative white and level.
+    public func value(atRelativeX x: Double, y: Double) -> (white: SIMD3<Double>, level: Double) {
+        let (i, s) = Self.axis(x, nodes: columns), (j, t) = Self.axis(y, nodes: rows)
+        let k = j * columns + i
+        @inline(__always) func mix<V: FloatingPoint>(_ a: V, _ b: V, _ c: V, _ d: V, _ s: V, _ t: V) -> V {
+            (1 - t) * ((1 - s) * a + s * b) + t * ((1 - s) * c + s * d)
+        }
+        let w = relativeWhite, l = relativeLevel
+        var white = SIMD3<Double>()
+        for c in 0..<3 {
+            white[c] = max(Self.minimumValue, mix(w[k][c], w[k + 1][c], w[k + columns][c], w[k + columns + 1][c], s, t))
+        }
+        let level = max(Self.minimumValue, mix(l[k], l[k + 1], l[k + columns], l[k + columns + 1], s, t))
+        return (white, level)
+    }
+
+    /// The same map rescaled so that its value at the frame centre is white (1, 1, 1) and level 1.
+    public func normalizedToCentre() -> FlashShading {
+        let c = value(atRelativeX: 0.5, y: 0.5)
+        var out = self
+        out.relativeWhite = relativeWhite.map { $0 / c.white }
+        out.relativeLevel = relativeLevel.map { $0 / c.level }
+        return out
+    }
+
+    /// Reads the `shading` member of a flash profile; errors name the file and the key.
+    ///
+    /// `{"columns": C, "rows": R, "relativeWhiteCameraRGB": [[r, g, b] × R·C], "relativeLevel": [× R·C]}`,
+    /// row-major from the top-left node; every value finite and positive.
+    public init(json: JSONValue, file: String, key: String = "shading") throws {
+        let r = try JSONObjectReader(json, file: file, prefix: key + ".")
+        func count(_ name: String) throws -> Int {
+            let v = try r.number(name)
+            guard v == v.rounded(), v >= 2, v <= 1024 else {
+                throw JSONFileError.invalidValue(file: file, key: "\(key).\(name)", expected: "an integer from 2 to 1024")
+            }
+            return Int(v)
+        }
+        let columns = try count("columns"), rows = try count("rows")
+        let n = columns * rows
+        guard let whites = r.members["relativeWhiteCameraRGB"] else {
+            throw JSONFileError.missingKey(file: file, key: "\(key).relativeWhiteCameraRGB")
+        }
+        guard let rowsOfWhite = whites.array, rowsOfWhite.count == n,
+              let triples = Optional(rowsOfWhite.compactMap(\.doubles)), triples.count == n,
+              triples.allSatisfy({ $0.count == 3 && $0.allSatisfy { $0.isFinite && $0 > 0 } }) else {
+            throw JSONFileError.invalidValue(file: file, key: "\(key).relativeWhiteCameraRGB",
+                                             expected: "\(n) (columns x rows) triples of finite positive numbers")
+        }
+        guard r.members["relativeLevel"] != nil else { throw JSONFileError.missingKey(file: file, key: "\(key).relativeLevel") }
+        guard let levels = r.members["relativeLevel"]?.doubles, levels.count == n, levels.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+            throw JSONFileError.invalidValue(file: file, key: "\(key).relativeLevel",
+                                             expected: "\(n) (columns x rows) finite positive numbers")
+        }
+        self.init(columns: columns, rows: rows, relativeWhite: triples.map { SIMD3($0[0], $0[1], $0[2]) },
+                  relativeLevel: levels, extra: r.unknownMembers(known: Self.knownKeys))
+    }
+
+    static let knownKeys: Set<String> = ["columns", "rows", "relativeWhiteCameraRGB", "relativeLevel"]
+
+    /// The map as JSON (unknown members included).
+    public var json: JSONValue {
+        var o = extra
+        o["columns"] = .number(Double(columns))
+        o["rows"] = .number(Double(rows))
+        o["relativeWhiteCameraRGB"] = .array(relativeWhite.map { .array([$0.x, $0.y, $0.z].map(JSONValue.number)) })
+        o["relativeLevel"] = .array(relativeLevel.map(JSONValue.number))
+        return .object(o)
+    }
+}
+
+/// The per-pixel correction of a `FlashShading` map: each channel divided by the local relative
+/// white (and, with `flattenLevel`, by the relative level too), applied in place to camera-RGB
+/// images lit by the flash (the dark-room estimate, the flash frame used by the gap fill).
+public struct FlashShadingCorrection: Sendable {
+    /// The map.
+    public let shading: FlashShading
+    /// Whether the fall-off is flattened as well as the colour (see `FlashShading`).
+    public let flattenLevel: Bool
+
+    /// Creates a correction.
+    public init(_ shading: FlashShading, flattenLevel: Bool = false) {
+        self.shading = shading; self.flattenLevel = flattenLevel
+    }
+
+    /// The per-channel gain at a frame-relative point: 1 / relative white (÷ level when flattening).
+    public func gain(atRelativeX x: Double, y: Double) -> SIMD3<Double> {
+        let v = shading.value(atRelativeX: x, y: y)
+        return 1 / (flattenLevel ? v.white * v.level : v.white)
+    }
+
+    /// Multiplies every pixel of a 3-plane image by `gain` at its centre ((x + ½) / width, (y + ½) / height).
+    ///
+    /// Row bands over the cores. Each band interpolates the nodes along y once per row (white and
+    /// level, `columns` values each), then along x into three planar gain rows (scratch allocated
+    /// once per band, single precision), and scales the three planes row by row.
+    public func apply(to image: inout PlanarImage) {
+        precondition(image.channelCount == 3, "FlashShadingCorrection: a 3-plane image is required")
+        let w = image.width, h = image.height, n = image.pixelCount
+        guard w > 0, h > 0 else { return }
+        let columns = shading.columns, rows = shading.rows
+        // Along x: node index and weight per pixel column, once.
+        var xs = [Int](repeating: 0, count: w), xt = [Float](repeating: 0, count: w)
+        for x in 0..<w {
+            let (i, t) = FlashShading.axis((Double(x) + 0.5) / Double(w), nodes: columns)
+            xs[x] = i; xt[x] = Float(t)
+        }
+        // Nodes as four planes of Float: red, green, blue white, level (1 when not flattening).
+        var nodes = [Float](repeating: 1, count: 4 * columns * rows)
+        for k in 0..<(columns * rows) {
+            for c in 0..<3 { nodes[c * columns * rows + k] = Float(shading.relativeWhite[k][c]) }
+            if flattenLevel { nodes[3 * columns * rows + k] = Float(shading.relativeLevel[k]) }
+        }
+        let floor = Float(FlashShading.minimumValue)
+        image.samples.withUnsafeMutableBufferPointer { buffer in
+        xs.withUnsafeBufferPointer { xsBuffer in
+        xt.withUnsafeBufferPointer { xtBuffer in
+        nodes.withUnsafeBufferPointer { nodeBuffer in
+            let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox((xsBuffer, xtBuffer, nodeBuffer))
+            forEachRowBand(rowCount: h) { band in
+                let (xs, xt, nodes) = inputs.value
+                let nodeCount = columns * rows
+                var rowNodes = [Float](repeating: 0, count: 4 * columns)
+                var gains = [Float](repeating: 0, count: 3 * w)
+                rowNodes.withUnsafeMutableBufferPointer { r in
+                gains.withUnsafeMutableBufferPointer { g in
+                    for y in band {
+                        let (j, td) = FlashShading.axis((Double(y) + 0.5) / Double(h), nodes: rows)
+                        let t = Float(td)
+                        for p in 0..<4 {
+                            for i in 0..<columns {
+                                let a = nodes[p * nodeCount + j * columns + i], b = nodes[p * nodeCount + (j + 1) * columns + i]
+                                r[p * columns + i] = a + t * (b - a)
+                            }
+                        }
+                        let lc = 3 * columns
+                        for x in 0..<w {
+                            let i = xs[x], s = xt[x]
+                            let level = max(floor, r[lc + i] + s * (r[lc + i + 1] - r[lc + i]))
+                            for c in 0..<3 {
+                                let a = r[c * columns + i], b = r[c * columns + i + 1]
+                                g[c * w + x] = 1 / (max(floor, a + s * (b - a)) * level)
+                            }
+                        }
+                        let row = y * w
+                        for c in 0..<3 {
+                            let o = out.base + c * n + row, gc = g.baseAddress! + c * w
+                            for x in 0..<w { o[x] *= gc[x] }
+                        }
+                    }
+                }
+                }
+            }
+        }
+        }
+        }
+        }
+    }
+}

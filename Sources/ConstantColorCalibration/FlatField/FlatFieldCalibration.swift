@@ -1,0 +1,201 @@
+import ConstantColor
+import Foundation
+
+/// A `FlashShading` map from a flat-field capture: a uniform grey card filling the frame, lit by the
+/// flash alone (flat-field calibration as in EMVA 1288 Release 4.0, section 8: flat − dark).
+///
+/// The signal is the capture minus the dark frame (pixel by pixel) when one is given, else minus
+/// the black level. Pixels with any channel at or above black + 98 % of the range (clipped), or at
+/// or below zero signal (dark), are left out. Each of the `columns` × `rows` cells gives one node:
+/// per channel, the mean of its valid samples within 4 robust standard deviations (1.4826 · MAD,
+/// Hampel 1974) of the cell's median, so dust and hot pixels do not count. The node's white is its
+/// RGB over its green, its level its green; the map is then normalized to the frame centre
+/// (`FlashShading.normalizedToCentre`).
+///
+/// Refused (`FlatFieldError`): more than 1 % of the pixels clipped, a median green signal under 2 %
+/// of the range (too dark to measure a few-percent shading), or a frame that does not look like a
+/// uniform card — a cell with fewer than half its pixels valid, more than 10 % of a cell's pixels
+/// farther from its median than 6 noise σ + 5 %, a node whose log level departs by more than 0.05
+/// from a smooth surface (a quartic in the position: what a flash's fall-off can do), or a relative
+/// white channel outside [0.7, 1.4] (a coloured card or light, not an LED's angular shift).
+public struct FlatFieldCalibration: Sendable {
+    /// The fitted map, normalized to the frame centre.
+    public var shading: FlashShading
+    /// The median green signal of the valid pixels, DN above black.
+    public var medianGreenSignalDN: Double
+    /// Fraction of pixels clipped in some channel.
+    public var clippedFraction: Double
+    /// The largest relative standard error of a node's blue-over-green ratio (noise of the map's colour).
+    public var maxRelativeWhiteStandardError: Double
+    /// The largest departure of a node's log level from the smooth surface.
+    public var maxLogLevelResidual: Double
+
+    /// Fraction of the range at and above which a sample counts as clipped (as `ExposureNormalization`).
+    public static let clippingFraction = 0.98
+
+    /// Fits the map.
+    ///
+    /// - Parameters:
+    ///   - capture: the flat-field capture in DN, 3 planes.
+    ///   - dark: a dark frame of the same size in DN (lens capped), subtracted pixel by pixel; when nil
+    ///     `blackLevel` is subtracted.
+    ///   - blackLevel, whiteLevel: the sensor's levels, DN.
+    ///   - noise: the camera's noise model and the capture's ISO (for the uniformity check).
+    ///   - columns, rows: the grid (each cell must hold at least 16 pixels).
+    ///   - file: the capture's path, for messages.
+    public init(capture: PlanarImage, dark: PlanarImage? = nil, blackLevel: Double, whiteLevel: Double,
+                noise: NoiseModel, iso: Double, columns: Int = 16, rows: Int = 12, file: String) throws(FlatFieldError) {
+        guard capture.channelCount == 3 else { throw .notRGB(file: file, channels: capture.channelCount) }
+        let w = capture.width, h = capture.height, n = capture.pixelCount
+        guard columns >= 2, rows >= 2, w / columns >= 4, h / rows >= 4 else {
+            throw .tooSmall(file: file, width: w, height: h, columns: columns, rows: rows)
+        }
+        if let dark { precondition(dark.width == w && dark.height == h && dark.channelCount == 3, "dark frame size") }
+        let clipDN = Float(blackLevel + Self.clippingFraction * (whiteLevel - blackLevel))
+        let black = Float(blackLevel)
+        // Signal and validity per pixel.
+        var signal = PlanarImage(width: w, height: h, channelCount: 3)
+        var valid = [Bool](repeating: true, count: n)
+        var clippedCount = 0
+        for i in 0..<n {
+            var isClipped = false, isDark = false
+            for c in 0..<3 {
+                let v = capture.samples[c * n + i]
+                if v >= clipDN { isClipped = true }
+                let s = v - (dark?.samples[c * n + i] ?? black)
+                if s <= 0 { isDark = true }
+                signal.samples[c * n + i] = s
+            }
+            if isClipped { clippedCount += 1 }
+            valid[i] = !isClipped && !isDark
+        }
+        let clippedFraction = Double(clippedCount) / Double(n)
+        if clippedFraction > 0.01 { throw .clipped(file: file, fraction: clippedFraction) }
+        var greens: [Float] = []
+        greens.reserveCapacity(n)
+        for i in 0..<n where valid[i] { greens.append(signal.samples[n + i]) }
+        let medianGreen = greens.isEmpty ? 0 : PatchSampling.median(&greens)
+        let range = whiteLevel - blackLevel
+        if medianGreen < 0.02 * range { throw .tooDark(file: file, medianSignalDN: medianGreen, rangeDN: range) }
+
+        // Robust means per cell and channel.
+        let coefficients = noise.coefficients(iso: iso)
+        var means = [SIMD3<Double>](repeating: .zero, count: columns * rows)
+        var standardErrors = [SIMD3<Double>](repeating: .zero, count: columns * rows)
+        var values: [Double] = [], scratch: [Double] = []
+        for j in 0..<rows {
+            let y0 = j * h / rows, y1 = (j + 1) * h / rows
+            for i in 0..<columns {
+                let x0 = i * w / columns, x1 = (i + 1) * w / columns
+                let cellCount = (x1 - x0) * (y1 - y0)
+                for c in 0..<3 {
+                    values.removeAll(keepingCapacity: true)
+                    for y in y0..<y1 {
+                        for x in x0..<x1 where valid[y * w + x] { values.append(Double(signal.samples[c * n + y * w + x])) }
+                    }
+                    guard 2 * values.count >= cellCount else {
+                        throw .notUniform(file: file, reason: "cell (\(i), \(j)) has \(values.count) of \(cellCount) pixels usable (clipped or dark)")
+                    }
+                    scratch = values
+                    let median = PatchSampling.median(&scratch)
+                    for k in scratch.indices { scratch[k] = abs(values[k] - median) }
+                    let sigma = max(1.4826 * PatchSampling.median(&scratch), 1e-9)
+                    // Uniformity: a card's pixels scatter by their noise (and the gentle shading) only.
+                    let noiseSigma = (coefficients.readVarianceDN2 + coefficients.shotDNPerDN * max(median, 0)).squareRoot()
+                    let far = 6 * noiseSigma + 0.05 * median
+                    var outliers = 0, sum = 0.0, sum2 = 0.0, kept = 0.0
+                    for v in values {
+                        if abs(v - median) > far { outliers += 1 }
+                        if abs(v - median) <= 4 * sigma { sum += v; sum2 += v * v; kept += 1 }
+                    }
+                    if 10 * outliers > values.count {
+                        throw .notUniform(file: file, reason: "cell (\(i), \(j)) is not uniform (\(Int((100 * Double(outliers) / Double(values.count)).rounded())) % of its pixels far from its median: an edge, a pattern or another object)")
+                    }
+                    let mean = sum / kept
+                    means[j * columns + i][c] = mean
+                    standardErrors[j * columns + i][c] = (max(0, sum2 / kept - mean * mean) / kept).squareRoot()
+                }
+            }
+        }
+        for k in means.indices where !(means[k].min() > 0) {
+            throw .notUniform(file: file, reason: "cell (\(k % columns), \(k / columns)) has no signal")
+        }
+        var white = means.map { $0 / $0.y }
+        var level = means.map(\.y)
+        let raw = FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level).normalizedToCentre()
+        white = raw.relativeWhite; level = raw.relativeLevel
+
+        // Smoothness: log level against a quartic surface in the cell-centre position.
+        var residualMax = 0.0
+        let basis: [[Double]] = (0..<(columns * rows)).map { k in
+            let u = (Double(k % columns) + 0.5) / Double(columns) - 0.5, v = (Double(k / columns) + 0.5) / Double(rows) - 0.5
+            let r2 = u * u + v * v
+            return [1, u, v, u * u, u * v, v * v, r2 * r2]
+        }
+        let logs = level.map { log($0) }
+        if let coefficients = Self.leastSquares(basis: basis, values: logs) {
+            for (b, l) in zip(basis, logs) {
+                let fit = zip(coefficients, b).reduce(0) { $0 + $1.0 * $1.1 }
+                residualMax = max(residualMax, abs(l - fit))
+            }
+        }
+        if residualMax > 0.05 {
+            throw .notUniform(file: file, reason: String(format: "its level is not a smooth fall-off (a cell departs by %.0f %% from a smooth surface)", 100 * (exp(residualMax) - 1)))
+        }
+        if let bad = white.firstIndex(where: { $0.min() < 0.7 || $0.max() > 1.4 }) {
+            let v = white[bad]
+            throw .notUniform(file: file, reason: String(format: "cell (%d, %d) has a colour far from the centre's (relative white %.2f, %.2f, %.2f): a coloured card or a second light?", bad % columns, bad / columns, v.x, v.y, v.z))
+        }
+        var seMax = 0.0
+        for k in means.indices {
+            let m = means[k], se = standardErrors[k]
+            seMax = max(seMax, ((se.z / m.z) * (se.z / m.z) + (se.y / m.y) * (se.y / m.y)).squareRoot())
+        }
+        shading = FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level)
+        medianGreenSignalDN = medianGreen
+        self.clippedFraction = clippedFraction
+        maxRelativeWhiteStandardError = seMax
+        maxLogLevelResidual = residualMax
+    }
+
+    /// Ordinary least squares by the normal equations (small, well-conditioned bases); nil when singular.
+    static func leastSquares(basis: [[Double]], values: [Double]) -> [Double]? {
+        guard let m = basis.first?.count else { return nil }
+        var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
+        for (row, v) in zip(basis, values) {
+            for a in 0..<m {
+                atb[a] += row[a] * v
+                for b in 0..<m { ata[a * m + b] += row[a] * row[b] }
+            }
+        }
+        return FlashFalloffField.solve(ata, atb, size: m)
+    }
+}
+
+/// Why a flat-field capture was refused; every message names the file.
+public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
+    /// Not 3 channels.
+    case notRGB(file: String, channels: Int)
+    /// Too few pixels for the grid.
+    case tooSmall(file: String, width: Int, height: Int, columns: Int, rows: Int)
+    /// Too many clipped pixels.
+    case clipped(file: String, fraction: Double)
+    /// Too little signal.
+    case tooDark(file: String, medianSignalDN: Double, rangeDN: Double)
+    /// It does not look like a uniform card.
+    case notUniform(file: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notRGB(let f, let c): return "\(f): the flat field has \(c) channel(s); camera RGB is required"
+        case .tooSmall(let f, let w, let h, let c, let r):
+            return "\(f): \(w)x\(h) is too small for a \(c)x\(r) grid (at least 4x4 pixels per cell)"
+        case .clipped(let f, let p):
+            return String(format: "%@: %.1f %% of the flat field's pixels are clipped; lower the exposure so the card stays below the white level", f, 100 * p)
+        case .tooDark(let f, let s, let r):
+            return String(format: "%@: the flat field is too dark (median green signal %.0f DN, under 2 %% of the %.0f DN range); expose the card brighter", f, s, r)
+        case .notUniform(let f, let why):
+            return "\(f): does not look like a uniform grey card filling the frame: \(why)"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import ConstantColor
+import ConstantColorCalibration
+import ConstantColorIO
+import Foundation
+
+/// `constant-color calibrate flat-field` (issue 7): the flash's colour and level across the frame,
+/// from a flash-only capture of a uniform grey card, added to an existing flash profile.
+struct CalibrateFlatField: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flat-field",
+        abstract: "Add a spatial shading map (colour and level across the frame) to a flash profile.",
+        discussion: """
+            CAPTURE.tif is a linear camera-RGB TIFF of a uniform grey card filling the frame, lit by \
+            the flash alone, with the camera where it will be used. The signal is the capture minus \
+            --dark DARK.tif (lens capped, same size; subtracted pixel by pixel) or minus the camera \
+            profile's black level. Each cell of a --grid CxR partition gives the robust mean of its \
+            unclipped pixels; the map holds each node's camera-RGB white and green level relative \
+            to the frame centre (so the card's own tint cancels). fuse then divides the dark-room \
+            estimate and the gap fill's flash frame by the local white (colour shading, always) and, \
+            with fuse --flatten-flash-falloff, by the level. A capture that is clipped, too dark or \
+            not a uniform card is refused (exit 2). --flash-out is the --flash profile with \
+            "shading" added (written atomically, never over an input).
+            """)
+
+    @Argument(help: "The flat-field capture (linear camera-RGB TIFF).") var capture: String
+    @Option(help: "Camera profile (black and white level, noise model).") var camera: String
+    @Option(name: .customLong("flash"), help: "The flash profile to add the map to.") var flashProfile: String
+    @Option(help: "Flash profile output (JSON).") var flashOut: String
+    @Option(help: "Dark frame (lens capped, same size), subtracted pixel by pixel instead of the black level.") var dark: String?
+    @Option(help: "Grid columns x rows.") var grid: String = "16x12"
+    @Option(name: [.customLong("exposure"), .customLong("capture-exposure")],
+            help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
+    @Option(help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
+    @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
+
+    /// The grid's columns and rows.
+    var gridSize: (columns: Int, rows: Int)? {
+        let p = grid.lowercased().split(separator: "x").map { Int($0) }
+        guard p.count == 2, let c = p[0], let r = p[1], c >= 2, r >= 2, c <= 256, r <= 256 else { return nil }
+        return (c, r)
+    }
+
+    func validate() throws {
+        guard gridSize != nil else { throw ValidationError("--grid must be CxR with 2 to 256 columns and rows, e.g. 16x12") }
+        if darkExposure != nil && dark == nil { throw ValidationError("--dark-exposure needs --dark") }
+    }
+
+    func run() throws {
+        let progress = Progress()
+        let inputs = [capture, camera, flashProfile] + [dark].compactMap { $0 }
+        if AtomicFile.isProtected(flashOut, protectedPaths: inputs) {
+            throw CLIError(file: flashOut, problem: "is an input; outputs never overwrite inputs")
+        }
+        let cameraProfile = try CameraProfile(path: camera)
+        var profile = try FlashProfile(path: flashProfile)
+        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)
+        var darkImage: PlanarImage?
+        if let path = dark {
+            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: cameraProfile.blackLevel,
+                                         expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
+            progress.say(String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
+                                measured.blackLevelDN, measured.readNoiseDN))
+            darkImage = d.image
+        }
+        let (columns, rows) = gridSize!
+        let fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
+                                           whiteLevel: cameraProfile.whiteLevel, noise: cameraProfile.noise,
+                                           iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
+        profile.shading = fit.shading
+        func num(_ v: Double) -> JSONValue { .number(v) }
+        profile.metadata["flatField"] = .object([
+            "capture": .string(capture), "dark": dark.map(JSONValue.string) ?? .null,
+            "grid": .array([num(Double(columns)), num(Double(rows))]),
+            "medianGreenSignalDN": num(fit.medianGreenSignalDN), "clippedFraction": num(fit.clippedFraction),
+            "maxRelativeWhiteStandardError": num(fit.maxRelativeWhiteStandardError),
+            "maxLogLevelResidual": num(fit.maxLogLevelResidual),
+        ])
+        try AtomicFile.write(profile.json.encodedData(), to: flashOut, protectedPaths: inputs)
+        let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map { fit.shading.value(atRelativeX: $0.0, y: $0.1) }
+        let blue = corners.map(\.white.z), red = corners.map(\.white.x), level = corners.map(\.level)
+        progress.say(String(format: "%dx%d shading map: corners relative to the centre: red %.3f-%.3f, blue %.3f-%.3f, level %.3f-%.3f (node noise <= %.2f %%)",
+                            columns, rows, red.min()!, red.max()!, blue.min()!, blue.max()!, level.min()!, level.max()!,
+                            100 * fit.maxRelativeWhiteStandardError))
+    }
+}

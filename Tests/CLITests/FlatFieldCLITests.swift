@@ -1,0 +1,201 @@
+import ConstantColor
+import ConstantColorCalibration
+import ConstantColorIO
+import Foundation
+import Testing
+
+/// `calibrate flat-field` and the shading map in `fuse` (issue 7, item 5), end to end through the
+/// binary: synth renders the flat field and the scenes from the committed spectral data (Nikon
+/// D5100 + phosphor LED YAG), the numbers are checked against synth's truth.
+@Suite("constant-color calibrate flat-field and the flash shading map")
+struct FlatFieldCLITests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let camera = root + "/calibration/synthetic-nikon5100.camera.json"
+    static let flash = root + "/calibration/synthetic-phosphor-led-yag.flash.json"
+    static let spectra = root + "/fixtures/spectra"
+    static let width = 324, height = 216
+
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cc-flat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let r = try CLI.run(arguments)
+        #expect(r.status == 0, "\(arguments.prefix(3)): \(r.stderr)")
+    }
+
+    /// Renders a flash-only grey card with `blueLoss` shading into `dir/name` and fits a profile.
+    static func flatFieldProfile(blueLoss: Double, in dir: URL, name: String, seed: Int = 3) throws -> (FlashProfile, JSONValue) {
+        let folder = dir.appendingPathComponent(name).path
+        try run(["synth", "--darkroom", "--flat-field", "--flash-shading", "\(blueLoss)", "--spectra", spectra,
+                 "--out", folder, "--width", "\(width)", "--height", "\(height)", "--seed", "\(seed)"])
+        let out = dir.appendingPathComponent(name + ".flash.json").path
+        try run(["calibrate", "flat-field", folder + "/darkroom.tif", "--dark", folder + "/dark.tif",
+                 "--camera", camera, "--flash", flash, "--flash-out", out])
+        return (try FlashProfile(path: out), try JSONValue.read(path: folder + "/truth.json"))
+    }
+
+    /// Least-squares `a` in (map − 1) = a · w(r) over the nodes, channel by channel, with synth's
+    /// blend weight w = min(1, (r / R)²): the edge-over-centre ratio the map implies is 1 + a.
+    /// Also returns the standard error of `a` for a node noise σ: σ / √Σw².
+    static func edgeRatio(_ s: FlashShading, radiusPx: Double, nodeSigma: Double) -> (ratio: SIMD3<Double>, standardError: Double) {
+        var num = SIMD3<Double>(), den = 0.0
+        for j in 0..<s.rows {
+            for i in 0..<s.columns {
+                let x = (Double(i) + 0.5) / Double(s.columns) * Double(width), y = (Double(j) + 0.5) / Double(s.rows) * Double(height)
+                let dx = x - Double(width) / 2, dy = y - Double(height) / 2
+                let w = min(1, (dx * dx + dy * dy) / (radiusPx * radiusPx))
+                num += w * (s.relativeWhite[j * s.columns + i] - 1)
+                den += w * w
+            }
+        }
+        return (1 + num / den, nodeSigma / den.squareRoot())
+    }
+
+    @Test("known answer: the map's edge/centre white matches synth's truth within 4 standard errors of the node noise")
+    func knownAnswer() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (profile, truth) = try Self.flatFieldProfile(blueLoss: 0.12, in: dir, name: "shaded")
+        let shading = try #require(profile.shading)
+        #expect(shading.columns == 16 && shading.rows == 12)
+        let effect = try JSONObjectReader(truth, file: "truth.json").object("effects").object("flashColorShading")
+        let centre = try effect.numbers("centreWhiteCameraRGB", count: 3), edge = try effect.numbers("edgeWhiteCameraRGB", count: 3)
+        let expected = SIMD3(edge[0] / centre[0], edge[1] / centre[1], edge[2] / centre[2])
+        let sigma = try #require(profile.metadata["flatField"]?.object?["maxRelativeWhiteStandardError"]?.double)
+        let fit = Self.edgeRatio(shading, radiusPx: try effect.number("edgeRadiusPx"), nodeSigma: sigma)
+        let tolerance = 4 * fit.standardError
+        print(String(format: "flat field: edge/centre white red %.4f (truth %.4f), blue %.4f (truth %.4f); tolerance %.4f (4 x node noise %.4f / sqrt(sum w^2))",
+                     fit.ratio.x, expected.x, fit.ratio.z, expected.z, tolerance, sigma))
+        #expect(abs(fit.ratio.x - expected.x) <= tolerance)
+        #expect(abs(fit.ratio.z - expected.z) <= tolerance)
+        #expect(abs(expected.z - 1) > 10 * tolerance, "the shading is large against the tolerance, so the test can fail")
+        // The centre is the reference; the fall-off leaves the corners darker.
+        let c = shading.value(atRelativeX: 0.5, y: 0.5)
+        #expect(abs(c.white.x - 1) < 1e-12 && abs(c.white.z - 1) < 1e-12 && abs(c.level - 1) < 1e-12)
+        #expect(shading.value(atRelativeX: 0, y: 0).level < 0.8)
+
+        // Without shading the same fit finds none (within the same noise).
+        let (flat, _) = try Self.flatFieldProfile(blueLoss: 0, in: dir, name: "flat")
+        let none = Self.edgeRatio(try #require(flat.shading), radiusPx: try effect.number("edgeRadiusPx"), nodeSigma: sigma)
+        #expect(abs(none.ratio.x - 1) <= tolerance && abs(none.ratio.z - 1) <= tolerance)
+    }
+
+    /// Chart patches' CIE L*a*b* (D65) from a `fuse --linear-space xyz` output, exposure fitted on the neutrals (SPEC 5).
+    static func patchLab(linear path: String, chart: ChartDescription) throws -> [SIMD3<Double>] {
+        let image = try TIFFReader.read(path: path).image
+        let xyz = try PatchSampling.sample(image, chart: chart, file: path).map(\.median)
+        let k = ValidationScoring.exposureScale(measuredXYZ: xyz, referenceXYZ: chart.patches.map(\.xyzD65), neutral: chart.neutralIndices)
+        return xyz.map { ColorScience.lab(fromXYZ: $0 * k, white: ColorScience.whiteD65XYZ) }
+    }
+
+    @Test("fuse with the map: the shading's colour error on the edge patches drops; the report says the map was applied")
+    func fuseWithMap() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (_, _) = try Self.flatFieldProfile(blueLoss: 0.12, in: dir, name: "ff")
+        let shadedProfile = dir.appendingPathComponent("ff.flash.json").path
+        // The same scene and noise-free render, with and without flash colour shading (no other fault).
+        for (name, extra) in [("plain", [String]()), ("shaded", ["--flash-shading", "0.12"])] {
+            try Self.run(["synth", "--preset", "200lux-4000K-on", "--no-noise", "--spectra", Self.spectra,
+                          "--out", dir.appendingPathComponent(name).path, "--width", "\(Self.width)", "--height", "\(Self.height)"] + extra)
+        }
+        func fuse(_ scene: String, profile: String, tag: String, extra: [String] = []) throws -> String {
+            let f = dir.appendingPathComponent(scene).path
+            let linear = dir.appendingPathComponent("\(tag).tif").path
+            try Self.run(["fuse", f + "/flash.tif", f + "/ambient.tif", "--camera", Self.camera, "--flash", profile,
+                          "-o", dir.appendingPathComponent("\(tag)-out.tif").path, "--linear", linear, "--linear-space", "xyz",
+                          "--report", dir.appendingPathComponent("\(tag).json").path] + extra)
+            return linear
+        }
+        let truthPath = dir.appendingPathComponent("shaded/truth.json").path
+        let chart = try ChartDescription(path: truthPath)
+        let truth = try JSONObjectReader(try JSONValue.read(path: truthPath), file: truthPath)
+        let radius = try truth.object("effects").object("flashColorShading").number("edgeRadiusPx")
+        let plain = try Self.patchLab(linear: try fuse("plain", profile: Self.flash, tag: "plain"), chart: chart)
+        let without = try Self.patchLab(linear: try fuse("shaded", profile: Self.flash, tag: "without"), chart: chart)
+        let with = try Self.patchLab(linear: try fuse("shaded", profile: shadedProfile, tag: "with"), chart: chart)
+        // Edge patches: blend weight of the edge SPD over 0.25.
+        let edge = chart.patches.indices.filter { i in
+            let p = chart.patches[i].center, dx = p.x - Double(Self.width) / 2, dy = p.y - Double(Self.height) / 2
+            return (dx * dx + dy * dy) / (radius * radius) > 0.25
+        }
+        #expect(edge.count >= 6)
+        func mean(_ a: [SIMD3<Double>], against b: [SIMD3<Double>]) -> Double {
+            edge.map { ColorScience.ciede2000(a[$0], b[$0]) }.reduce(0, +) / Double(edge.count)
+        }
+        let reference = chart.patches.map(\.labD65)
+        let shadingBefore = mean(without, against: plain), shadingAfter = mean(with, against: plain)
+        print(String(format: "edge patches (%d): ΔE00 to the unshaded render %.3f without the map, %.3f with; to the reference %.3f unshaded, %.3f without, %.3f with",
+                     edge.count, shadingBefore, shadingAfter, mean(plain, against: reference), mean(without, against: reference), mean(with, against: reference)))
+        #expect(shadingBefore > 0.5, "the shading must be visible for the test to mean something")
+        for i in edge {
+            print(String(format: "  %@: ΔE00 to the unshaded render %.2f without the map, %.2f with", chart.patches[i].name,
+                         ColorScience.ciede2000(without[i], plain[i]), ColorScience.ciede2000(with[i], plain[i])))
+        }
+        // A per-channel gain in camera RGB undoes the change of the flash's SPD exactly for neutral
+        // surfaces only; a chromatic patch keeps the part no diagonal correction can express
+        // (metameric), so the bar on all edge patches is "at least halved", and on the neutrals tight.
+        #expect(shadingAfter < 0.5 * shadingBefore)
+        // Neutral edge patches: the map makes them neutral again, as in the unshaded render.
+        for i in edge where chart.neutralIndices.contains(i) {
+            #expect(ColorScience.ciede2000(with[i], plain[i]) < 0.3, "\(chart.patches[i].name)")
+        }
+        let withReport = try JSONValue.read(path: dir.appendingPathComponent("with.json").path)
+        let withoutReport = try JSONValue.read(path: dir.appendingPathComponent("without.json").path)
+        #expect(withReport.object?["rendering"]?.object?["flashShading"]?.string == "colour")
+        #expect(withoutReport.object?["rendering"]?.object?["flashShading"]?.string == "none")
+        // Flattening the fall-off too: the corners' lightness rises, the report says so.
+        _ = try fuse("shaded", profile: shadedProfile, tag: "flat", extra: ["--flatten-flash-falloff", "--output-scale", "1"])
+        _ = try fuse("shaded", profile: shadedProfile, tag: "kept", extra: ["--output-scale", "1"])
+        let flatReport = try JSONValue.read(path: dir.appendingPathComponent("flat.json").path)
+        #expect(flatReport.object?["rendering"]?.object?["flashShading"]?.string == "colourAndLevel")
+        let flat = try TIFFReader.read(path: dir.appendingPathComponent("flat.tif").path).image
+        let kept = try TIFFReader.read(path: dir.appendingPathComponent("kept.tif").path).image
+        #expect(flat[2, 2, 1] > 1.5 * kept[2, 2, 1] && abs(flat[Self.width / 2, Self.height / 2, 1] / kept[Self.width / 2, Self.height / 2, 1] - 1) < 0.02)
+    }
+
+    func expectBadInput(_ arguments: [String], mentions: [String]) throws {
+        let r = try CLI.run(arguments)
+        #expect(r.status == 2, "status \(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        for m in mentions { #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)") }
+    }
+
+    @Test("bad inputs exit 2 with one line: a chart, a dark frame, a clipped card, --flash-out over an input, a bad grid, a malformed map")
+    func badInputs() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.json").path
+        func args(_ capture: String, _ extra: [String] = []) -> [String] {
+            ["calibrate", "flat-field", capture, "--camera", Self.camera, "--flash", Self.flash, "--flash-out", out] + extra
+        }
+        let chart = Self.root + "/fixtures/colorchecker/darkroom/darkroom.tif"
+        try expectBadInput(args(chart), mentions: ["darkroom.tif", "uniform grey card"])
+        try expectBadInput(args(Self.root + "/fixtures/colorchecker/darkroom/dark.tif"), mentions: ["dark.tif", "too dark"])
+        let decoded = try TIFFReader.read(path: chart)
+        var white = decoded.image
+        for i in white.samples.indices { white.samples[i] = 65535 }
+        let clipped = dir.appendingPathComponent("clipped.tif").path
+        try TIFFWriter.write(white, to: clipped, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        try expectBadInput(args(clipped), mentions: ["clipped.tif", "clipped"])
+        try expectBadInput(["calibrate", "flat-field", chart, "--camera", Self.camera, "--flash", Self.flash, "--flash-out", Self.flash],
+                           mentions: ["is an input"])
+        try expectBadInput(args(chart, ["--grid", "1x12"]), mentions: ["--grid"])
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // A profile whose map is malformed: fuse refuses it naming the file and the key.
+        var profile = try JSONValue.read(path: Self.flash).object!
+        profile["shading"] = .object(["columns": .number(2), "rows": .number(2),
+                                      "relativeWhiteCameraRGB": .array(Array(repeating: .array([.number(1), .number(1), .number(1)]), count: 4)),
+                                      "relativeLevel": .array([.number(1), .number(1), .number(-1), .number(1)])])
+        let bad = dir.appendingPathComponent("bad.flash.json").path
+        try JSONValue.object(profile).encodedData().write(to: URL(fileURLWithPath: bad))
+        let scene = Self.root + "/fixtures/colorchecker/200lux-4000K-on"
+        try expectBadInput(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", Self.camera, "--flash", bad,
+                            "-o", dir.appendingPathComponent("o.tif").path], mentions: ["bad.flash.json", "shading.relativeLevel"])
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+
+/// `FlashShading`: interpolation, the in-place correction, and the profile's JSON.
+@Suite("Flash shading map")
+struct FlashShadingTests {
+    /// A map whose nodes follow a + b·u + c·v per channel (u, v frame-relative): bilinear
+    /// interpolation and the linear extrapolation at the border reproduce it exactly.
+    static func planarMap(columns: Int = 5, rows: Int = 4) -> FlashShading {
+        var white: [SIMD3<Double>] = [], level: [Double] = []
+        for j in 0..<rows {
+            for i in 0..<columns {
+                let u = (Double(i) + 0.5) / Double(columns), v = (Double(j) + 0.5) / Double(rows)
+                white.append(Self.plane(u, v)); level.append(0.6 + 0.3 * u + 0.2 * v)
+            }
+        }
+        return FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level)
+    }
+
+    static func plane(_ u: Double, _ v: Double) -> SIMD3<Double> {
+        SIMD3(1.02 + 0.04 * u - 0.02 * v, 1, 0.9 + 0.1 * u + 0.05 * v)
+    }
+
+    @Test("bilinear with linear extrapolation reproduces a planar map everywhere, corners included")
+    func interpolation() {
+        let map = Self.planarMap()
+        for (u, v) in [(0.0, 0.0), (1.0, 1.0), (0.5, 0.5), (0.03, 0.97), (0.37, 0.11), (1.0, 0.0)] {
+            let value = map.value(atRelativeX: u, y: v)
+            let expected = Self.plane(u, v)
+            #expect(abs(value.white.x - expected.x) < 1e-12 && abs(value.white.z - expected.z) < 1e-12, "\(u), \(v)")
+            #expect(abs(value.level - (0.6 + 0.3 * u + 0.2 * v)) < 1e-12)
+        }
+        let n = map.normalizedToCentre().value(atRelativeX: 0.5, y: 0.5)
+        #expect(abs(n.white.x - 1) < 1e-12 && abs(n.white.z - 1) < 1e-12 && abs(n.level - 1) < 1e-12)
+    }
+
+    @Test("the correction makes a shaded grey card neutral; the whole image equals the single-pixel gain")
+    func correction() {
+        let map = Self.planarMap()
+        let w = 97, h = 61
+        var card = PlanarImage(width: w, height: h, channelCount: 3)
+        for y in 0..<h {
+            for x in 0..<w {
+                let v = map.value(atRelativeX: (Double(x) + 0.5) / Double(w), y: (Double(y) + 0.5) / Double(h))
+                for c in 0..<3 { card[x, y, c] = Float(0.5 * v.white[c] * v.level) }
+            }
+        }
+        var colourOnly = card
+        FlashShadingCorrection(map).apply(to: &colourOnly)
+        var flattened = card
+        FlashShadingCorrection(map, flattenLevel: true).apply(to: &flattened)
+        for y in 0..<h {
+            for x in 0..<w {
+                let v = map.value(atRelativeX: (Double(x) + 0.5) / Double(w), y: (Double(y) + 0.5) / Double(h))
+                for c in 0..<3 {
+                    #expect(abs(Double(colourOnly[x, y, c]) - 0.5 * v.level) < 1e-5)   // neutral, fall-off kept
+                    #expect(abs(Double(flattened[x, y, c]) - 0.5) < 1e-5)              // neutral and flat
+                }
+            }
+        }
+    }
+
+    @Test("a large image goes through the row bands the same as the per-pixel formula")
+    func bands() {
+        let map = Self.planarMap(columns: 16, rows: 12)
+        let w = 640, h = 480
+        var image = PlanarImage(width: w, height: h, channelCount: 3, repeating: 2)
+        let correction = FlashShadingCorrection(map, flattenLevel: true)
+        correction.apply(to: &image)
+        var worst = 0.0
+        for (x, y) in [(0, 0), (639, 479), (320, 17), (5, 400), (611, 240)] {
+            let g = correction.gain(atRelativeX: (Double(x) + 0.5) / Double(w), y: (Double(y) + 0.5) / Double(h))
+            for c in 0..<3 { worst = max(worst, abs(Double(image[x, y, c]) - 2 * g[c]) / (2 * g[c])) }
+        }
+        #expect(worst < 1e-6)
+    }
+
+    @Test("JSON round trip through the flash profile keeps the map and unknown keys")
+    func roundTrip() throws {
+        var map = Self.planarMap()
+        map.extra = ["note": .string("kept")]
+        var json = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9),
+                                matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ, shading: map).json.object!
+        json["vendorKey"] = .number(7)
+        let back = try FlashProfile(json: .object(json), file: "p.json")
+        #expect(back.shading == map)
+        #expect(back.extra["vendorKey"] == .number(7))
+        #expect(try FlashProfile(json: back.json, file: "p.json") == back)
+        let plain = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        #expect(plain.json.object?["shading"] == nil)
+    }
+
+    @Test("malformed maps: one error naming the file and the key", arguments: [
+        ("rows", JSONValue.number(1.5), "shading.rows"),
+        ("columns", JSONValue.string("16"), "shading.columns"),
+        ("relativeLevel", JSONValue.array([.number(1), .number(1), .number(0), .number(1)]), "shading.relativeLevel"),
+        ("relativeLevel", JSONValue.array([.number(1), .number(1), .number(1)]), "shading.relativeLevel"),
+        ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(1), .number(1)]), count: 4)), "shading.relativeWhiteCameraRGB"),
+        ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(1), .string("x"), .number(1)]), count: 4)), "shading.relativeWhiteCameraRGB"),
+    ])
+    func malformed(key: String, value: JSONValue, named: String) throws {
+        var shading: [String: JSONValue] = [
+            "columns": .number(2), "rows": .number(2),
+            "relativeWhiteCameraRGB": .array(Array(repeating: .array([.number(1), .number(1), .number(1)]), count: 4)),
+            "relativeLevel": .array(Array(repeating: .number(1), count: 4)),
+        ]
+        shading[key] = value
+        var json = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9),
+                                matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ).json.object!
+        json["shading"] = .object(shading)
+        #expect {
+            _ = try FlashProfile(json: .object(json), file: "bad.json")
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("bad.json: ") && text.contains("'\(named)'") && !text.contains("\n")
+        }
+        // A missing member is named too.
+        shading[key] = nil
+        json["shading"] = .object(shading)
+        #expect(throws: JSONFileError.missingKey(file: "bad.json", key: "shading.\(key)")) {
+            _ = try FlashProfile(json: .object(json), file: "bad.json")
+        }
+    }
+}
