@@ -126,7 +126,7 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F)
         timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
-                                                 exposureRatioUncertainty: options.exposureRatioUncertainty).confidence
+                                                 exposureRatioUncertainty: options.exposureRatioUncertainty, colorimetricUncertainty: flashProfile.colorimetricLookup).confidence
         timings.lap("confidence")
         let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
 
