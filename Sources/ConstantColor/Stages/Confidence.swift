@@ -194,25 +194,29 @@ public enum Confidence {
             guard let grid = nodes else { return Lanes(repeating: 0) }
             let br = r * inverseWhite.x, bg = g * inverseWhite.y, bb = b * inverseWhite.z
             let sum = br + bg + bb
-            let third = Lanes(repeating: 1.0 / 3), zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+            let third = Lanes(repeating: 1.0 / 3), zero = Lanes(repeating: 0)
             let coloured = sum .> 0
-            var u = (br / sum).replacing(with: third, where: .!coloured)
-            var v = (bb / sum).replacing(with: third, where: .!coloured)
-            u = u.replacing(with: zero, where: .!(u .> zero)).replacing(with: one, where: u .> one)  // NaN → 0
-            v = v.replacing(with: zero, where: .!(v .> zero)).replacing(with: one, where: v .> one)
             let n = Float(size - 1)
-            let gu = u * n, gv = v * n
-            let limit = SIMD8<Int32>(repeating: Int32(size - 2))
-            let iu = pointwiseMin(SIMD8<Int32>(gu, rounding: .towardZero), limit)
-            let iv = pointwiseMin(SIMD8<Int32>(gv, rounding: .towardZero), limit)
-            let tu = gu - Lanes(iu), tv = gv - Lanes(iv)
+            let scale = n / sum
+            // Node coordinates, clamped to [0, n]; NaN (no colour) → the white's.
+            var gu = (br * scale).replacing(with: third * n, where: .!coloured)
+            var gv = (bb * scale).replacing(with: third * n, where: .!coloured)
+            let top = Lanes(repeating: n)
+            gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
+            gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
+            // Lower node of each pixel's cell (the last cell for u or v = 1), as Floats: the generic SIMD
+            // integer conversions are not vectorized.
+            let lastCell = Lanes(repeating: n - 1)
+            let fu = pointwiseMin(gu.rounded(.towardZero), lastCell), fv = pointwiseMin(gv.rounded(.towardZero), lastCell)
+            let tu = gu - fu, tv = gv - fv
+            let index = fv * Float(size) + fu  // exact: below 2²⁴
             var v00 = zero, v10 = zero, v01 = zero, v11 = zero
             for k in 0..<Lanes.scalarCount {
-                let p = grid + (Int(iv[k]) * size + Int(iu[k]))
+                let p = grid + Int(index[k])
                 v00[k] = p[0]; v10[k] = p[1]; v01[k] = p[size]; v11[k] = p[size + 1]
             }
-            let top = v00 + tu * (v10 - v00), bottom = v01 + tu * (v11 - v01)
-            return top + tv * (bottom - top)
+            let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)
+            return upper + tv * (lower - upper)
         }
     }
 
