@@ -114,10 +114,11 @@ struct CalibrateChart: ParsableCommand {
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
         let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
                                           spectralSensitivity: existing?.spectralSensitivity, metadata: cameraMetadata)
-        let flashProfile = FlashProfile(name: flashName ?? "flash calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)",
+        var flashProfile = FlashProfile(name: flashName ?? "flash calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)",
                                         cameraName: camName, whiteCameraRGB: calibration.flashWhiteCameraRGB,
                                         matrixToXYZD65: calibration.matrixToXYZD65,
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
+        flashProfile.colorimetricUncertainty = calibration.colorimetricUncertainty
         let inputs = [capture, chart] + [ambient, camera, dark].compactMap { $0 }
         try AtomicFile.write(cameraProfile.json.encodedData(), to: cameraOut, protectedPaths: inputs)
         try AtomicFile.write(flashProfile.json.encodedData(), to: flashOut, protectedPaths: inputs)

@@ -14,7 +14,8 @@ struct CalibrateSpectral: ParsableCommand {
             from flash-white-balanced camera RGB to XYZ (D65, CIE 1931 2 deg) is the white-preserving \
             least-squares fit (Finlayson & Drew 1997) over the training reflectances (default: the 190 \
             rawtoaces v1 reflectances of the spectral folder). Fit errors (CIEDE2000, training set and \
-            ColorChecker) go into the flash profile's metadata. Outputs are written atomically.
+            ColorChecker) go into the flash profile's metadata; the per-training-sample errors, smoothed over \
+            camera chromaticity, become its colorimetricUncertainty map (used by the confidence). Outputs are written atomically.
             """)
 
     @Option(help: "Camera spectral sensitivities (SPEC 4.2 JSON).") var cameraSensitivity: String
@@ -57,11 +58,12 @@ struct CalibrateSpectral: ParsableCommand {
             noise: NoiseModel(readNoiseDN: readNoise, gainElectronsPerDN: gain, referenceISO: referenceIso),
             spectralSensitivity: sensitivityJSON,
             metadata: ["source": .string("constant-color calibrate spectral"), "sensitivityFile": .string(cameraSensitivity)])
-        let flashProfile = FlashProfile(
+        var flashProfile = FlashProfile(
             name: flashName ?? flash.name, cameraName: camName, whiteCameraRGB: cal.flashWhiteCameraRGB,
             matrixToXYZD65: cal.matrixToXYZD65, spectralPowerDistribution: flashJSON,
             metadata: cal.metadata(trainingName: set.name, source: set.source)
                 .merging(["flashSPDFile": .string(flashSpd)]) { a, _ in a })
+        flashProfile.colorimetricUncertainty = cal.colorimetricUncertainty
         let inputs = [cameraSensitivity, flashSpd, trainingPath]
         try AtomicFile.write(cameraProfile.json.encodedData(), to: cameraOut, protectedPaths: inputs)
         try AtomicFile.write(flashProfile.json.encodedData(), to: flashOut, protectedPaths: inputs)

@@ -34,6 +34,8 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
     @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
     var exposureRatio: String = "estimate"
+    @Flag(help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence; the decision then follows it too.")
+    var countColorimetricUncertainty = false
     @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
     @Flag(help: "With a flash profile that has a shading map (calibrate flat-field), flatten the flash's fall-off too (its colour shading is always corrected).")
     var flattenFlashFalloff = false
@@ -77,6 +79,7 @@ struct FuseCommand: ParsableCommand {
         options.renderFallback = fallback != nil
         options.produceLinear = linear != nil
         options.estimateAmbientRatio = exposureRatio == "estimate"
+        options.countColorimetricUncertainty = countColorimetricUncertainty
         options.flattenFlashFalloff = flattenFlashFalloff
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)

@@ -79,6 +79,7 @@ func committedSyntheticProfilesAreCurrent(cameraProfile: String, flashProfile: S
     for (a, b) in zip(flash.matrixToXYZD65.m, cal.matrixToXYZD65.m) { #expect(abs(a - b) < 1e-12) }
     let w = cal.flashWhiteCameraRGB / cal.flashWhiteCameraRGB.y
     #expect(abs(flash.whiteCameraRGB.x - w.x) < 1e-12 && abs(flash.whiteCameraRGB.z - w.z) < 1e-12)
+    #expect(flash.colorimetricUncertainty == cal.colorimetricUncertainty)
     // The camera profile's levels and noise are the renderer's defaults.
     let synth = SynthCamera(name: "x", sensitivity: try lib.camera(file: sensitivityFile))
     #expect(camera.blackLevel == synth.blackLevel && camera.whiteLevel == synth.whiteLevel && camera.noise == synth.noise)

@@ -20,6 +20,8 @@ public struct FlashProfile: Sendable, Equatable {
     public var metadata: [String: JSONValue]
     /// Keys this tool does not know, kept on rewrite.
     public var extra: [String: JSONValue]
+    /// Expected error of the matrix by colour (optional key `colorimetricUncertainty`), learned at calibration.
+    public var colorimetricUncertainty: ColorimetricUncertainty?
 
     /// Creates a profile; the white is normalized to green = 1.
     public init(name: String, cameraName: String?, whiteCameraRGB: SIMD3<Double>, matrixToXYZD65: Matrix3,
@@ -63,6 +65,9 @@ public struct FlashProfile: Sendable, Equatable {
                   shading: try r.members["shading"].map { try FlashShading(json: $0, file: file) },
                   metadata: r.members["metadata"]?.object ?? [:],
                   extra: r.unknownMembers(known: Self.knownKeys))
+        if let u = extra.removeValue(forKey: ColorimetricUncertainty.jsonKey) {
+            colorimetricUncertainty = try ColorimetricUncertainty(json: u, file: file)
+        }
     }
 
     /// Reads a profile file.
@@ -82,6 +87,7 @@ public struct FlashProfile: Sendable, Equatable {
         if let s = spectralPowerDistribution { o["spectralPowerDistribution"] = s }
         if let s = shading { o["shading"] = s.json }
         if !metadata.isEmpty { o["metadata"] = .object(metadata) }
+        if let u = colorimetricUncertainty { o[ColorimetricUncertainty.jsonKey] = u.json }
         return .object(o)
     }
 }

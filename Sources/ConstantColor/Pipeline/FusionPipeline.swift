@@ -42,6 +42,12 @@ public struct FusionOptions: Sendable {
     /// Relative uncertainty of the ambient-to-flash exposure ratio taken from metadata (see
     /// `Confidence`); used when the ratio is not estimated or no illumination edge is found.
     public var exposureRatioUncertainty: Float = Confidence.defaultExposureRatioUncertainty
+    /// Whether the confidence also counts the flash profile's colorimetric uncertainty (the 3×3
+    /// matrix's expected error by colour, `ColorimetricUncertainty`), when the profile has one. Off
+    /// by default: the confidence then says how well the flash's light was measured (SPEC 2.6), and
+    /// the decision follows it; on, it says how close to the surface's true colour the pixel is,
+    /// which for saturated surfaces is limited by the camera, not by the capture.
+    public var countColorimetricUncertainty = false
     /// Whether to estimate the ambient-to-flash ratio and flicker banding from the images (stage 4a,
     /// `AmbientRatioEstimate`) instead of trusting EXIF.
     public var estimateAmbientRatio = true
@@ -145,7 +151,8 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F)
         timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
-                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty)).confidence
+                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty),
+                                                 colorimetricUncertainty: options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil).confidence
         timings.lap("confidence")
         // 6b. The flash's colour shading across the frame (FlashShading), on D and the gap fill's flash frame.
         var flashForFill = F.image
@@ -173,7 +180,7 @@ public enum FusionPipeline {
         }
         var either = 0
         for f in D.flags where f & (PixelFlag.flashClipped | PixelFlag.ambientClipped) != 0 { either += 1 }
-        let report = FusionReport(
+        var report = FusionReport(
             version: ConstantColorVersion.current,
             width: flash.image.width, height: flash.image.height,
             centerWeightedMeanConfidence: mean, threshold: options.threshold, decision: decision,
@@ -187,6 +194,7 @@ public enum FusionPipeline {
                              flashFrameScale: flashScale,
                              flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),
             timingsSeconds: timings.seconds, inputs: [:])
+        report.confidenceCountsColorimetricUncertainty = options.countColorimetricUncertainty && flashProfile.colorimetricLookup != nil
         return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,
                             ambientRatio: ratio)

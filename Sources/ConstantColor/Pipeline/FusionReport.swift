@@ -16,6 +16,9 @@ public struct FusionReport: Sendable, Codable {
     public var threshold: Double
     /// The decision.
     public var decision: FusionDecision
+    /// Whether the confidence counts the flash profile's colorimetric uncertainty
+    /// (`FusionOptions.countColorimetricUncertainty`).
+    public var confidenceCountsColorimetricUncertainty = false
     /// What registration found.
     public var registration: RegistrationReport
     /// Both frames' exposures and their ratio.

@@ -13,6 +13,11 @@
 ///   bright ambient light untrustworthy even where the noise is averaged away.
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
 /// does not explain; the model's misfit is part of its variance, so σ grows there too.
+/// With a flash profile's `ColorimetricUncertainty`, a fourth, independent source: the 3×3 matrix's
+/// own error at the pixel's colour, σ_cal² = rms² looked up (bilinearly, in rms²) at the flash-white-
+/// balanced camera chromaticity of the pixel's filtered value. It is stored in ΔE00 and added with a
+/// factor 1 (1 ΔE00 = 1 σ unit): σ₀ is set against the 3-ΔE00 honesty criterion of SPEC, and converting
+/// to ΔE*ab (× S_C = 1 + 0.045 C*, CIE 142-2001) would count the chroma error the criterion discounts.
 /// σ₀ = 3 gives 0.8 at σ = 1.5 (a 3-ΔE error then has about 1 % probability) and 0.5 at σ = 3.
 /// `valid` is 0 where either frame is clipped (dilated by one pixel to cover the interpolation
 /// footprint and blooming) or the ambient frame has no sample, else 1.
@@ -40,6 +45,7 @@ public enum Confidence {
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, flash: LinearFrame,
                                     rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
+                                    colorimetricUncertainty: ColorimetricUncertainty.Lookup? = nil,
                                     recordUncertainty: Bool = false) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
@@ -71,11 +77,14 @@ public enum Confidence {
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
+        (colorimetricUncertainty?.variance ?? []).withUnsafeBufferPointer { calBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer))
+            let calibration = CalibrationGrid(nodes: colorimetricUncertainty == nil ? nil : calBuffer.baseAddress, size: colorimetricUncertainty?.gridSize ?? 0,
+                                              inverseWhite: colorimetricUncertainty?.inverseWhite ?? SIMD3(1, 1, 1))
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer, calibration))
             forEachRowBand(rowCount: h) { rows in
-                let (f, flags, planes, x0, x1, tx) = inputs.value
+                let (f, flags, planes, x0, x1, tx, calibration) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd (9 rows of w,
                 // padded to a multiple of the vector width) and the dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
@@ -131,7 +140,8 @@ public enum Confidence {
                                        a: (coefficient(0), coefficient(3), coefficient(6)),
                                        b: (coefficient(1), coefficient(4), coefficient(7)),
                                        sd: (coefficient(2), coefficient(5), coefficient(8)),
-                                       invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants)
+                                       invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants,
+                                       calibration: calibration)
                         @inline(__always) func store(_ v: Lanes, _ buffer: SharedMutableBuffer<Float>, _ offset: Int) {
                             if full {
                                 UnsafeMutableRawPointer(buffer.base + offset + x).storeBytes(of: v, as: Lanes.self)
@@ -151,7 +161,7 @@ public enum Confidence {
                     }
                 }
             }
-        }}}}}}}}}}
+        }}}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
@@ -168,11 +178,54 @@ public enum Confidence {
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }
 
+    /// A colorimetric uncertainty grid in the kernel: node variances (ΔE00²), nil base when absent.
+    struct CalibrationGrid {
+        /// rms² per node, `size`², `u` fastest; nil: no calibration term.
+        var nodes: UnsafePointer<Float>?
+        /// Nodes per axis.
+        var size: Int
+        /// 1 / flash white per channel.
+        var inverseWhite: SIMD3<Float>
+
+        /// σ_cal² at the pixels' colours (camera RGB `r, g, b`): bilinear in the node variances at
+        /// u = r'/(r'+g'+b'), v = b'/(r'+g'+b') of the balanced RGB, clamped to [0, 1]²; a
+        /// non-positive sum (no colour) looks up the flash white.
+        @inline(__always) func variance(_ r: Lanes, _ g: Lanes, _ b: Lanes) -> Lanes {
+            guard let grid = nodes else { return Lanes(repeating: 0) }
+            let br = r * inverseWhite.x, bg = g * inverseWhite.y, bb = b * inverseWhite.z
+            let sum = br + bg + bb
+            let third = Lanes(repeating: 1.0 / 3), zero = Lanes(repeating: 0)
+            let coloured = sum .> 0
+            let n = Float(size - 1)
+            let scale = n / sum
+            // Node coordinates, clamped to [0, n]; NaN (no colour) → the white's.
+            var gu = (br * scale).replacing(with: third * n, where: .!coloured)
+            var gv = (bb * scale).replacing(with: third * n, where: .!coloured)
+            let top = Lanes(repeating: n)
+            gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
+            gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
+            // Lower node of each pixel's cell (the last cell for u or v = 1), as Floats: the generic SIMD
+            // integer conversions are not vectorized.
+            let lastCell = Lanes(repeating: n - 1)
+            let fu = pointwiseMin(gu.rounded(.towardZero), lastCell), fv = pointwiseMin(gv.rounded(.towardZero), lastCell)
+            let tu = gu - fu, tv = gv - fv
+            let index = fv * Float(size) + fu  // exact: below 2²⁴
+            var v00 = zero, v10 = zero, v01 = zero, v11 = zero
+            for k in 0..<Lanes.scalarCount {
+                let p = grid + Int(index[k])
+                v00[k] = p[0]; v10[k] = p[1]; v01[k] = p[size]; v11[k] = p[size + 1]
+            }
+            let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)
+            return upper + tv * (lower - upper)
+        }
+    }
+
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,
     /// the independent variance and guide gain of the result, and the confidence.
     @inline(__always)
     static func kernel(f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes), a: (Lanes, Lanes, Lanes),
-                       b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), invalid: Lanes, _ k: KernelConstants)
+                       b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), invalid: Lanes, _ k: KernelConstants,
+                       calibration: CalibrationGrid)
         -> (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), guideGain: (Lanes, Lanes, Lanes), confidence: Lanes) {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         let guide = f.0 + f.1 + f.2
@@ -219,6 +272,8 @@ public enum Confidence {
         }
         total += correlated(k.delta * (f.0 - d.0), k.delta * (f.1 - d.1), k.delta * (f.2 - d.2))
         total += correlated(guideSigma * r.gain, guideSigma * g.gain, guideSigma * bl.gain)
+        // The matrix's own error at this colour (ΔE00², added as CIELAB σ² with factor 1).
+        total += calibration.variance(r.value, g.value, bl.value)
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
         c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0

@@ -44,7 +44,9 @@ public enum ValidationRun {
     /// Fuses one condition folder (XYZ linear output) and scores its chart (from `truth.json`'s
     /// `chart`) against the reference; the ambient photo for the variance reduction is the ambient
     /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
-    public static func score(folder: String, camera: CameraProfile, flash: FlashProfile) throws -> ConditionScore {
+    /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
+    public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
+                             countColorimetricUncertainty: Bool = false) throws -> ConditionScore {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         let truthPath = path("truth.json")
         let truth = try JSONValue.read(path: truthPath)
@@ -59,6 +61,7 @@ public enum ValidationRun {
         let f = try frame("flash.tif"), a = try frame("ambient.tif")
         var options = FusionOptions()
         options.linearSpace = .xyz
+        options.countColorimetricUncertainty = countColorimetricUncertainty
         let result = try FusionPipeline.run(flash: f, ambient: a, camera: camera, flashProfile: flash, options: options)
         let ambientFrame = ExposureNormalization.normalize(raw: a.image, exposure: a.exposure, camera: camera)
         let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering

@@ -24,6 +24,9 @@ public struct SpectralCalibration: Sendable {
     public let colorCheckerMeanDeltaE2000: Double, colorCheckerMaxDeltaE2000: Double
     /// Number of training reflectances.
     public let trainingCount: Int
+    /// The matrix's error by colour, learned from the per-training-sample ΔE00 chroma (for the
+    /// confidence; see `ColorimetricUncertainty`).
+    public let colorimetricUncertainty: ColorimetricUncertainty
 
     /// Fits the calibration.
     public init(camera: CameraSensitivity, flash: SpectralDistribution, training: SpectralSet,
@@ -47,6 +50,14 @@ public struct SpectralCalibration: Sendable {
             }
         }
         let et = errors(training.members), ec = errors(library.colorChecker.members)
+        // ΔE00 chroma per training sample: the rendering scaled to the true Y (see ColorimetricUncertainty).
+        let chroma = zip(b, t).map { bi, ti -> Double in
+            let p = matrix * bi
+            guard p.y > 0 else { return .infinity }
+            let lab = ColorScience.lab(fromXYZ: p * (ti.y / p.y), white: white), ref = ColorScience.lab(fromXYZ: ti, white: white)
+            return ColorScience.ciede2000(SIMD3(ref.x, lab.y, lab.z), ref)
+        }
+        colorimetricUncertainty = ColorimetricUncertainty(balanced: b, chromaDeltaE2000: chroma)
         trainingMeanDeltaE2000 = et.reduce(0, +) / Double(et.count)
         trainingMaxDeltaE2000 = et.max() ?? 0
         colorCheckerMeanDeltaE2000 = ec.reduce(0, +) / Double(ec.count)
