@@ -77,20 +77,24 @@ struct ReducedFramePair {
                 let (fp, dp, flp) = inputs.value
                 for ry in rows {
                     for rx in 0..<rw {
-                        var sum = SIMD8<Double>(), flagged = false
+                        // Per channel, contiguous runs of k samples: Float sums of at most k² values.
+                        var fs = SIMD3<Float>(), ds = SIMD3<Float>(), flagged: UInt8 = 0
                         for y in (ry * k)..<(ry * k + k) {
-                            let row = y * w
-                            for x in (rx * k)..<(rx * k + k) {
-                                let i = row + x
-                                let fr = fp[i], fg = fp[n + i], fbl = fp[2 * n + i]
-                                sum += SIMD8(Double(fr), Double(fg), Double(fbl), Double(fr - dp[i]),
-                                             Double(fg - dp[n + i]), Double(fbl - dp[2 * n + i]), 0, 0)
-                                flagged = flagged || flp[i] != 0
+                            let start = y * w + rx * k
+                            for c in 0..<3 {
+                                var sf: Float = 0, sd: Float = 0
+                                let base = c * n + start
+                                for i in base..<(base + k) { sf += fp[i]; sd += dp[i] }
+                                fs[c] += sf; ds[c] += sd
                             }
+                            for i in start..<(start + k) { flagged |= flp[i] }
                         }
                         let j = ry * rw + rx
-                        for c in 0..<6 { outs.0[c * m + j] = sum[c] * inv }
-                        outs.1[j] = !flagged
+                        for c in 0..<3 {
+                            outs.0[c * m + j] = Double(fs[c]) * inv
+                            outs.0[(c + 3) * m + j] = Double(fs[c] - ds[c]) * inv
+                        }
+                        outs.1[j] = flagged == 0
                     }
                 }
             }

@@ -69,7 +69,7 @@ struct RowBandingFit {
             // Coarse scan of the rows' residual periodogram (a 2-parameter fit per frequency, Lomb
             // 1976 / Scargle 1982), then golden-section refinement of the joint fit around the best.
             let residuals = base.groupResiduals(stats, frequencies: found)
-            let step = 0.025
+            let step = 0.1          // a periodogram peak is about one cycle per frame wide
             var best: (nu: Double, gain: Double)? = nil
             var nu = lowestCycles
             while nu <= highest {
