@@ -138,8 +138,13 @@ struct RowBandingFit {
                 let j = y * w + x
                 let up = j + b * w, dn = j - b * w, l = j - 1, r = j + 1
                 guard usable(j), usable(up), usable(dn), usable(l), usable(r) else { continue }
-                guard quiet(p.ambient, p.ambientVariance, r, l), quiet(p.flash, p.flashVariance, r, l),
-                      quiet(p.ambient, p.ambientVariance, up, dn) else { continue }
+                guard quiet(p.ambient, p.ambientVariance, r, l), quiet(p.flash, p.flashVariance, r, l) else { continue }
+                // Down the span, every channel of A must stay put between the centre and either end: two
+                // surfaces of one brightness but different colour have different D/A.
+                var same = true
+                for c in 0..<3 where !(quiet(p.ambientChannels[c], p.ambientChannelVariance[c], up, j)
+                                       && quiet(p.ambientChannels[c], p.ambientChannelVariance[c], j, dn)) { same = false }
+                guard same else { continue }
                 let d = p.flash[up] / p.ambient[up] - p.flash[dn] / p.ambient[dn]
                 samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - 1, d: d,
                                            w: 1 / (qVariance(up) + qVariance(dn))))
