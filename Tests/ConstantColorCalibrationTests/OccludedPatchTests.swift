@@ -174,4 +174,21 @@ import Testing
             #expect("\(error)".hasPrefix("labels.tif: label map is 20x10") && !"\(error)".contains("\n"))
         }
     }
+
+    /// A chart patch without a material of its name: one line naming truth.json and the patch.
+    @Test func patchWithoutMaterialIsAnError() throws {
+        let truth = try JSONValue.parse(Data("""
+            {"labels": {"flash": "labels.tif", "mixedLabel": 0},
+             "materials": [{"label": 2, "name": "red"}, {"label": 3, "name": "green"}, {"label": 5, "name": "white"}]}
+            """.utf8), file: "truth.json")
+        do {
+            _ = try ValidationRun.patchLabelMasks(truth: truth, truthPath: "c/truth.json", folder: "c", chart: Self.chart)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)" == "c/truth.json: chart patch 'grey' has no materials[] entry of the same name, so its label in the label maps is unknown")
+        }
+        let none = try JSONValue.parse(Data("{}".utf8), file: "truth.json")
+        let masks = try ValidationRun.patchLabelMasks(truth: none, truthPath: "t", folder: "c", chart: Self.chart)
+        #expect(masks.flash == nil && masks.ambient == nil)
+    }
 }
