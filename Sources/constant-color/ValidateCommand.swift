@@ -20,6 +20,10 @@ struct ValidateCommand: ParsableCommand {
             --truth-maps), the confidence honesty of issue 7 over its pixels (ΔE00 chroma: CIEDE2000 \
             after matching each pixel's Y to the reference): among confidence >= 0.8, the fraction \
             more than 3 from the truth; among pixels within 1.5, the fraction with confidence < 0.5. \
+            With label maps, each patch is the median over its own material's pixels only (flash \
+            labels for the output and confidence, ambient labels for the ambient photo); a patch with \
+            fewer than 25 % own-label pixels in its square is occluded in that condition and left out \
+            of its metrics (listed in the report). \
             The ambient-to-flash exposure ratio: EXIF, the pipeline's estimate (report \
             exposure.estimatedAmbientToFlashRatio, when present) and the truth. \
             --camera and --flash are required: the numbers depend on them. A plain-text \
@@ -125,6 +129,7 @@ struct ValidateCommand: ParsableCommand {
                      scores.count, set.meanAccuracy, set.maxAccuracy, set.meanRepeatability, set.p90Repeatability,
                      100 * set.varianceReduction, set.meanPatchConfidence,
                      set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        if let line = set.occlusionSummary { print(line) }
         func pct(_ v: Double?) -> String { v.map { String(format: "%.2f %%", 100 * $0) } ?? "-" }
         func ratio(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "-" }
         if scores.contains(where: { $0.honesty != nil || $0.exposureRatio?.estimated != nil || $0.exposureRatio?.effective != nil }) {
@@ -151,7 +156,7 @@ struct ValidateCommand: ParsableCommand {
             print(String(format: "%@ %@: %.3f (tolerance %@)", c.passed ? "pass" : "FAIL", c.metric, c.value, c.tolerance))
         }
 
-        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
+        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         if let path = json {
             let document: JSONValue = .object([
                 "version": .string(ConstantColorVersion.current), "directory": .string(directory),

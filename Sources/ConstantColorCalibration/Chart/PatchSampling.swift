@@ -35,14 +35,47 @@ public struct PatchSample: Sendable, Equatable {
     public var usableCount: Int
     /// Pixels in the square.
     public var pixelCount: Int
-    /// Fraction of the square's pixels that are clipped.
-    public var clippedFraction: Double { pixelCount == 0 ? 1 : 1 - Double(usableCount) / Double(pixelCount) }
+    /// With a label map: the square's pixels that carry the patch's own material label (nil without one).
+    public var ownLabelCount: Int? = nil
+    /// With a label map: fewer than `PatchLabelMask.minimumOwnFraction` of the square's pixels carry the
+    /// patch's own label (another material covers it). The median is then over the whole square (what
+    /// covers it), and the sample must not be scored.
+    public var occluded: Bool = false
+    /// Fraction of the square's pixels carrying the patch's own label (nil without a label map).
+    public var ownLabelFraction: Double? {
+        ownLabelCount.map { pixelCount == 0 ? 0 : Double($0) / Double(pixelCount) }
+    }
+    /// Fraction of the sampled pixels (the own-label pixels with a label map, else the square's) that are clipped.
+    public var clippedFraction: Double {
+        let n = occluded ? pixelCount : (ownLabelCount ?? pixelCount)
+        return n == 0 ? 1 : 1 - Double(usableCount) / Double(n)
+    }
+}
+
+/// A material label map (one plane, same size as the sampled image) that restricts each patch's sample
+/// to the pixels of its own material, so that an object lying over a patch is not taken for the patch.
+public struct PatchLabelMask: Sendable {
+    /// A patch with fewer own-label pixels than this fraction of its square is occluded.
+    public static let minimumOwnFraction = 0.25
+    /// The label map (label per pixel, stored as Float).
+    public var map: PlanarImage
+    /// Each patch's own material label, in chart order.
+    public var labels: [Int]
+    /// The label map's path, named in errors.
+    public var file: String
+
+    /// Creates a mask.
+    public init(map: PlanarImage, labels: [Int], file: String) {
+        self.map = map; self.labels = labels; self.file = file
+    }
 }
 
 /// Why a chart could not be sampled; every message names the patch and the file.
 public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
     /// The patch's square does not lie inside the image.
     case outsideImage(file: String, patch: String, width: Int, height: Int)
+    /// The label map's size or patch count does not match the image or the chart.
+    case labelMapMismatch(file: String, problem: String)
     /// More than half of one patch's pixels are clipped.
     case mostlyClipped(file: String, patch: String, clippedPercent: Int)
     /// More than half of the patches are mostly clipped.
@@ -52,6 +85,8 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .outsideImage(let f, let p, let w, let h):
             return "\(f): patch '\(p)': its square lies outside the \(w)x\(h) image (check the chart description's center and halfSize)"
+        case .labelMapMismatch(let f, let p):
+            return "\(f): \(p)"
         case .mostlyClipped(let f, let p, let c):
             return "\(f): patch '\(p)' is mostly clipped (\(c) % of its pixels at the white level); shoot with less exposure"
         case .mostPatchesClipped(let f, let n, let t, let first):
@@ -74,6 +109,33 @@ public enum PatchSampling {
     /// Per-channel medians of `image` (first three planes, or the single plane repeated) over a
     /// square, skipping pixels with `clipped[y·width + x] != 0` when a mask is given.
     public static func sample(_ image: PlanarImage, square: PatchSquare, clipped: [UInt8]? = nil) -> PatchSample {
+        sample(image, square: square, clipped: clipped, keep: nil)
+    }
+
+    /// As `sample(_:square:clipped:)`, but with a label map only over the pixels whose label is
+    /// `label`; when fewer than `PatchLabelMask.minimumOwnFraction` of the square's pixels carry it,
+    /// the sample is `occluded` and its median is over the whole square.
+    public static func sample(_ image: PlanarImage, square: PatchSquare, clipped: [UInt8]? = nil,
+                              labels: PlanarImage, label: Int) -> PatchSample {
+        var own = [Bool](repeating: false, count: square.pixelCount)
+        var ownCount = 0, k = 0
+        let target = Float(label)
+        for y in square.rows {
+            for x in square.columns {
+                if labels[x, y, 0] == target { own[k] = true; ownCount += 1 }
+                k += 1
+            }
+        }
+        let occluded = Double(ownCount) < PatchLabelMask.minimumOwnFraction * Double(square.pixelCount)
+        var s = sample(image, square: square, clipped: clipped, keep: occluded ? nil : own)
+        s.ownLabelCount = ownCount
+        s.occluded = occluded
+        return s
+    }
+
+    /// The medians over the square's pixels that are unclipped and, when `keep` is given (one flag per
+    /// pixel of the square, rows then columns), kept.
+    static func sample(_ image: PlanarImage, square: PatchSquare, clipped: [UInt8]?, keep: [Bool]?) -> PatchSample {
         var buffer: [Float] = []
         buffer.reserveCapacity(square.pixelCount)
         var out = SIMD3<Double>(repeating: .nan)
@@ -82,8 +144,12 @@ public enum PatchSampling {
         for c in 0..<3 {
             let plane = min(c, image.channelCount - 1)
             buffer.removeAll(keepingCapacity: true)
+            var k = 0
             for y in square.rows {
-                for x in square.columns where clipped == nil || clipped![y * w + x] == 0 {
+                for x in square.columns {
+                    defer { k += 1 }
+                    if let keep, !keep[k] { continue }
+                    if let clipped, clipped[y * w + x] != 0 { continue }
                     buffer.append(image[x, y, plane])
                 }
             }
@@ -93,18 +159,33 @@ public enum PatchSampling {
         return PatchSample(median: out, usableCount: usable, pixelCount: square.pixelCount)
     }
 
-    /// Samples every patch of `chart` in `image`.
+    /// Samples every patch of `chart` in `image`; with `labels`, each patch only over its own
+    /// material's pixels (occluded patches flagged, see `PatchLabelMask`).
     ///
-    /// - Throws: `.outsideImage` for the first patch whose square leaves the image; with a clip
+    /// - Throws: `.outsideImage` for the first patch whose square leaves the image;
+    ///   `.labelMapMismatch` when the label map's size or label count does not fit; with a clip
     ///   mask, `.mostPatchesClipped` when more than half of the patches have more than half of
-    ///   their pixels clipped, else `.mostlyClipped` for the first such patch.
+    ///   their pixels clipped, else `.mostlyClipped` for the first such patch (occluded patches
+    ///   are not checked).
     public static func sample(_ image: PlanarImage, chart: ChartDescription, clipped: [UInt8]? = nil,
-                              file: String) throws(PatchSamplingError) -> [PatchSample] {
+                              labels: PatchLabelMask? = nil, file: String) throws(PatchSamplingError) -> [PatchSample] {
         for p in chart.patches where !PatchSquare.fits(center: p.center, halfSize: p.halfSize, width: image.width, height: image.height) {
             throw .outsideImage(file: file, patch: p.name, width: image.width, height: image.height)
         }
-        let samples = chart.patches.map { sample(image, square: PatchSquare(center: $0.center, halfSize: $0.halfSize), clipped: clipped) }
-        let bad = samples.indices.filter { samples[$0].clippedFraction > 0.5 }
+        if let labels {
+            guard labels.map.width == image.width, labels.map.height == image.height else {
+                throw .labelMapMismatch(file: labels.file, problem: "label map is \(labels.map.width)x\(labels.map.height), the image \(file) is \(image.width)x\(image.height)")
+            }
+            guard labels.labels.count == chart.patches.count else {
+                throw .labelMapMismatch(file: labels.file, problem: "\(labels.labels.count) patch labels for \(chart.patches.count) patches")
+            }
+        }
+        let samples = chart.patches.indices.map { i in
+            let square = PatchSquare(center: chart.patches[i].center, halfSize: chart.patches[i].halfSize)
+            guard let labels else { return sample(image, square: square, clipped: clipped) }
+            return sample(image, square: square, clipped: clipped, labels: labels.map, label: labels.labels[i])
+        }
+        let bad = samples.indices.filter { !samples[$0].occluded && samples[$0].clippedFraction > 0.5 }
         if let first = bad.first {
             if 2 * bad.count > samples.count {
                 throw .mostPatchesClipped(file: file, clipped: bad.count, total: samples.count, first: chart.patches[first].name)

@@ -31,30 +31,70 @@ public struct ConditionScore: Sendable {
     public var honesty: ConfidenceHonesty? = nil
     /// Nominal, estimated and true ambient-to-flash exposure ratio.
     public var exposureRatio: ExposureRatioScore? = nil
+    /// Per patch: covered by another material in the fused output (flash label map, fewer than
+    /// `PatchLabelMask.minimumOwnFraction` own-label pixels in its square). Left out of this
+    /// condition's accuracy, exposure fit and patch confidence, and of the set's repeatability and
+    /// variance reduction. Empty: no label map (nothing occluded).
+    public var occludedInOutput: [Bool] = []
+    /// Per patch: covered by another material in the ambient photo (ambient label map). Left out of
+    /// the set's variance reduction. Empty: no ambient label map.
+    public var occludedInAmbientPhoto: [Bool] = []
+    /// Per patch: fraction of its square carrying its own label in the flash label map (empty: no map).
+    public var ownLabelFraction: [Double] = []
+    /// Per patch: the same in the ambient label map (empty: no map).
+    public var ambientOwnLabelFraction: [Double] = []
 
-    /// Mean CIEDE2000 over the patches.
-    public var meanDeltaE2000: Double { deltaE2000.reduce(0, +) / Double(deltaE2000.count) }
-    /// Max CIEDE2000 over the patches.
-    public var maxDeltaE2000: Double { deltaE2000.max() ?? 0 }
-    /// Mean of the patches' confidences.
-    public var meanPatchConfidence: Double { patchConfidence.reduce(0, +) / Double(patchConfidence.count) }
+    /// Whether patch `i` is left out of the output-side metrics.
+    public func isOccludedInOutput(_ i: Int) -> Bool { i < occludedInOutput.count && occludedInOutput[i] }
+    /// Whether patch `i`'s ambient-photo sample is left out.
+    public func isOccludedInAmbientPhoto(_ i: Int) -> Bool { i < occludedInAmbientPhoto.count && occludedInAmbientPhoto[i] }
+    /// The patches scored in this condition (not occluded in the output), in chart order.
+    public var scoredPatches: [Int] { patchNames.indices.filter { !isOccludedInOutput($0) } }
+
+    /// Mean CIEDE2000 over the scored patches (NaN when none is).
+    public var meanDeltaE2000: Double {
+        let e = scoredPatches.map { deltaE2000[$0] }
+        return e.reduce(0, +) / Double(e.count)
+    }
+    /// Max CIEDE2000 over the scored patches (0 when none is).
+    public var maxDeltaE2000: Double { scoredPatches.map { deltaE2000[$0] }.max() ?? 0 }
+    /// Mean of the scored patches' confidences (NaN when none is).
+    public var meanPatchConfidence: Double {
+        let c = scoredPatches.map { patchConfidence[$0] }
+        return c.reduce(0, +) / Double(c.count)
+    }
 
     /// The score as JSON (per patch: name, reference and measured L*a*b*, ΔE00, confidence).
     public var json: JSONValue {
-        func lab(_ v: SIMD3<Double>) -> JSONValue { .array([v.x, v.y, v.z].map(JSONValue.number)) }
+        func num(_ v: Double) -> JSONValue { v.isFinite ? .number(v) : .null }
+        func lab(_ v: SIMD3<Double>) -> JSONValue { .array([v.x, v.y, v.z].map(num)) }
         var o: [String: JSONValue] = [
             "name": .string(name),
-            "accuracyMeanDeltaE2000": .number(meanDeltaE2000), "accuracyMaxDeltaE2000": .number(maxDeltaE2000),
-            "exposureScale": .number(exposureScale),
-            "meanPatchConfidence": .number(meanPatchConfidence),
-            "centerWeightedMeanConfidence": .number(centerWeightedConfidence),
+            "accuracyMeanDeltaE2000": num(meanDeltaE2000), "accuracyMaxDeltaE2000": num(maxDeltaE2000),
+            "exposureScale": num(exposureScale),
+            "meanPatchConfidence": num(meanPatchConfidence),
+            "centerWeightedMeanConfidence": num(centerWeightedConfidence),
             "decision": .string(decision.rawValue),
             "patches": .array(patchNames.indices.map { i in
-                .object(["name": .string(patchNames[i]), "referenceLabD65": lab(referenceLab[i]),
-                         "measuredLabD65": lab(measuredLab[i]), "ambientPhotoLabD65": lab(ambientPhotoLab[i]),
-                         "deltaE2000": .number(deltaE2000[i]), "confidence": .number(patchConfidence[i])])
+                var p: [String: JSONValue] = [
+                    "name": .string(patchNames[i]), "referenceLabD65": lab(referenceLab[i]),
+                    "measuredLabD65": lab(measuredLab[i]), "ambientPhotoLabD65": lab(ambientPhotoLab[i]),
+                    "deltaE2000": num(deltaE2000[i]), "confidence": num(patchConfidence[i])]
+                if i < ownLabelFraction.count {
+                    p["ownLabelFraction"] = num(ownLabelFraction[i])
+                    p["occluded"] = .bool(isOccludedInOutput(i))
+                }
+                if i < ambientOwnLabelFraction.count {
+                    p["ambientOwnLabelFraction"] = num(ambientOwnLabelFraction[i])
+                    p["ambientPhotoOccluded"] = .bool(isOccludedInAmbientPhoto(i))
+                }
+                return .object(p)
             }),
         ]
+        if !occludedInOutput.isEmpty || !occludedInAmbientPhoto.isEmpty {
+            o["occludedPatches"] = .array(patchNames.indices.filter(isOccludedInOutput).map { .string(patchNames[$0]) })
+            o["ambientPhotoOccludedPatches"] = .array(patchNames.indices.filter(isOccludedInAmbientPhoto).map { .string(patchNames[$0]) })
+        }
         if let lux = ambientLux { o["ambientLux"] = .number(lux) }
         if let h = honesty { o["confidenceHonesty"] = h.json }
         if let r = exposureRatio { o["ambientToFlashRatio"] = r.json }
@@ -79,22 +119,39 @@ public enum ValidationScoring {
     ///   - ambientPhotoXYZ: the ambient frame rendered as a normal photo, in XYZ.
     ///   - confidence: the confidence map (one plane).
     ///   - file: named in errors (a patch outside the image).
+    ///   - outputLabels: the flash-frame label map (geometry of `linearXYZ` and `confidence`): each
+    ///     patch is sampled over its own material's pixels; occluded patches are flagged and left out
+    ///     of the exposure fit and the condition's means. Nil: the whole square (SPEC 5).
+    ///   - ambientLabels: the ambient-frame label map (geometry of `ambientPhotoXYZ`), likewise.
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
                              ambientPhotoXYZ: PlanarImage, confidence: PlanarImage, decision: FusionDecision,
                              centerWeightedConfidence: Double, ambientFromFlash: Matrix3,
+                             outputLabels: PatchLabelMask? = nil, ambientLabels: PatchLabelMask? = nil,
                              file: String) throws(PatchSamplingError) -> ConditionScore {
         let white = ColorScience.whiteD65XYZ
-        let measured = try PatchSampling.sample(linearXYZ, chart: chart, file: file).map(\.median)
-        let ambient = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, file: file).map(\.median)
-        let conf = try PatchSampling.sample(confidence, chart: chart, file: file).map(\.median.x)
-        let k = exposureScale(measuredXYZ: measured, referenceXYZ: chart.patches.map(\.xyzD65), neutral: chart.neutralIndices)
+        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, labels: outputLabels, file: file)
+        let ambientSamples = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, labels: ambientLabels, file: file)
+        let conf = try PatchSampling.sample(confidence, chart: chart, labels: outputLabels, file: file).map(\.median.x)
+        let measured = measuredSamples.map(\.median)
+        let occluded = measuredSamples.map(\.occluded)
+        let neutral = chart.neutralIndices.filter { !occluded[$0] }
+        let k = exposureScale(measuredXYZ: measured, referenceXYZ: chart.patches.map(\.xyzD65), neutral: neutral)
         let lab = measured.map { ColorScience.lab(fromXYZ: $0 * k, white: white) }
         let reference = chart.patches.map(\.labD65)
-        return ConditionScore(
+        var score = ConditionScore(
             name: name, ambientLux: ambientLux, patchNames: chart.patches.map(\.name), referenceLab: reference,
-            measuredLab: lab, ambientPhotoLab: ambient.map { ColorScience.lab(fromXYZ: $0, white: white) },
+            measuredLab: lab, ambientPhotoLab: ambientSamples.map { ColorScience.lab(fromXYZ: $0.median, white: white) },
             deltaE2000: zip(lab, reference).map { ColorScience.ciede2000($0, $1) }, exposureScale: k,
             patchConfidence: conf, decision: decision, centerWeightedConfidence: centerWeightedConfidence,
             ambientFromFlash: ambientFromFlash)
+        if outputLabels != nil {
+            score.occludedInOutput = occluded
+            score.ownLabelFraction = measuredSamples.map { $0.ownLabelFraction ?? 1 }
+        }
+        if ambientLabels != nil {
+            score.occludedInAmbientPhoto = ambientSamples.map(\.occluded)
+            score.ambientOwnLabelFraction = ambientSamples.map { $0.ownLabelFraction ?? 1 }
+        }
+        return score
     }
 }

@@ -29,6 +29,14 @@ public struct SetScore: Sendable {
     /// Over the conditions whose report has an estimate and whose truth has a ratio: mean and max
     /// |estimated / true − 1| of the ambient-to-flash ratio, and the same for the EXIF ratio.
     public var ratioErrorMean: Double?, ratioErrorMax: Double?, nominalRatioErrorMean: Double?, nominalRatioErrorMax: Double?
+    /// Patch samples left out because another material covers the patch in the fused output
+    /// (condition name, patch name), in condition then chart order.
+    public var occludedOutputSamples: [(condition: String, patch: String)]
+    /// Patch samples left out of the variance reduction because another material covers the patch
+    /// in the ambient photo (and not already in `occludedOutputSamples`).
+    public var occludedAmbientSamples: [(condition: String, patch: String)]
+    /// Patches left out of the repeatability because they are occluded in every condition.
+    public var patchesWithoutRepeatability: [String]
 
     /// Linear-interpolation percentile (`q` in 0...1) of values (Hyndman & Fan 1996, definition 7).
     public static func percentile(_ values: [Double], _ q: Double) -> Double {
@@ -40,25 +48,50 @@ public struct SetScore: Sendable {
     }
 
     /// Summarizes conditions scored on the same chart (at least one).
+    ///
+    /// A patch sample occluded in a condition's output (`ConditionScore.occludedInOutput`) is left
+    /// out of that patch's repeatability; the variance reduction of a patch uses the conditions where
+    /// it is occluded in neither the output nor the ambient photo (the same conditions on both sides).
+    /// A patch occluded everywhere has no repeatability (NaN, left out of the mean and p90). Set means
+    /// of accuracy and confidence are over the conditions with at least one scored patch.
     public init(_ conditions: [ConditionScore]) {
         precondition(!conditions.isEmpty, "at least one condition")
-        let n = Double(conditions.count), patchCount = conditions[0].referenceLab.count
+        let patchCount = conditions[0].referenceLab.count
         var repeatability: [Double] = [], varianceCC = 0.0, varianceAmbient = 0.0
         for p in 0..<patchCount {
-            let mean = conditions.map { $0.measuredLab[p] }.reduce(.zero, +) / n
-            repeatability.append(conditions.map { ColorScience.ciede2000($0.measuredLab[p], mean) }.reduce(0, +) / n)
-            let meanAmbient = conditions.map { $0.ambientPhotoLab[p] }.reduce(.zero, +) / n
-            varianceCC += conditions.map { (($0.measuredLab[p] - mean) * ($0.measuredLab[p] - mean)).sum() }.reduce(0, +) / n
-            varianceAmbient += conditions.map { (($0.ambientPhotoLab[p] - meanAmbient) * ($0.ambientPhotoLab[p] - meanAmbient)).sum() }.reduce(0, +) / n
+            let scored = conditions.filter { !$0.isOccludedInOutput(p) }
+            if scored.isEmpty {
+                repeatability.append(.nan)
+            } else {
+                let n = Double(scored.count)
+                let mean = scored.map { $0.measuredLab[p] }.reduce(.zero, +) / n
+                repeatability.append(scored.map { ColorScience.ciede2000($0.measuredLab[p], mean) }.reduce(0, +) / n)
+            }
+            let both = scored.filter { !$0.isOccludedInAmbientPhoto(p) }
+            if !both.isEmpty {
+                let n = Double(both.count)
+                let mean = both.map { $0.measuredLab[p] }.reduce(.zero, +) / n
+                let meanAmbient = both.map { $0.ambientPhotoLab[p] }.reduce(.zero, +) / n
+                varianceCC += both.map { (($0.measuredLab[p] - mean) * ($0.measuredLab[p] - mean)).sum() }.reduce(0, +) / n
+                varianceAmbient += both.map { (($0.ambientPhotoLab[p] - meanAmbient) * ($0.ambientPhotoLab[p] - meanAmbient)).sum() }.reduce(0, +) / n
+            }
         }
         conditionCount = conditions.count
         repeatabilityPerPatch = repeatability
-        meanRepeatability = repeatability.reduce(0, +) / Double(patchCount)
-        p90Repeatability = Self.percentile(repeatability, 0.9)
+        let finiteRepeatability = repeatability.filter(\.isFinite)
+        meanRepeatability = finiteRepeatability.reduce(0, +) / Double(finiteRepeatability.count)
+        p90Repeatability = Self.percentile(finiteRepeatability, 0.9)
+        patchesWithoutRepeatability = repeatability.indices.filter { !repeatability[$0].isFinite }.map { conditions[0].patchNames[$0] }
         varianceReduction = varianceAmbient > 0 ? 1 - varianceCC / varianceAmbient : 0
-        meanAccuracy = conditions.map(\.meanDeltaE2000).reduce(0, +) / n
-        maxAccuracy = conditions.map(\.maxDeltaE2000).max() ?? 0
-        meanPatchConfidence = conditions.map(\.meanPatchConfidence).reduce(0, +) / n
+        let withScored = conditions.filter { !$0.scoredPatches.isEmpty }
+        let m = Double(withScored.count)
+        meanAccuracy = withScored.map(\.meanDeltaE2000).reduce(0, +) / m
+        maxAccuracy = withScored.map(\.maxDeltaE2000).max() ?? 0
+        meanPatchConfidence = withScored.map(\.meanPatchConfidence).reduce(0, +) / m
+        occludedOutputSamples = conditions.flatMap { c in c.patchNames.indices.filter(c.isOccludedInOutput).map { (condition: c.name, patch: c.patchNames[$0]) } }
+        occludedAmbientSamples = conditions.flatMap { c in
+            c.patchNames.indices.filter { c.isOccludedInAmbientPhoto($0) && !c.isOccludedInOutput($0) }.map { (condition: c.name, patch: c.patchNames[$0]) }
+        }
         decisions = Dictionary(grouping: conditions, by: { $0.decision.rawValue }).mapValues(\.count)
         let tallies = conditions.compactMap(\.honesty)
         honesty = tallies.isEmpty ? nil : tallies.dropFirst().reduce(tallies[0], +)
@@ -71,17 +104,42 @@ public struct SetScore: Sendable {
         nominalRatioErrorMax = nominal.max()
     }
 
+    /// Why patch samples are left out, in words (reports).
+    public static let occlusionRule = String(
+        format: "a patch sample is left out when fewer than %.0f %% of its square's pixels carry the patch's own label in the condition's label map (another material, e.g. a moving object, covers it): output-occluded samples leave accuracy, the exposure fit, patch confidence, repeatability and variance reduction; ambient-photo-occluded samples leave the variance reduction",
+        100 * PatchLabelMask.minimumOwnFraction)
+
+    /// One line for text reports: how many patch samples were left out and which (nil: none).
+    public var occlusionSummary: String? {
+        guard !occludedOutputSamples.isEmpty || !occludedAmbientSamples.isEmpty else { return nil }
+        func list(_ l: [(condition: String, patch: String)]) -> String {
+            l.isEmpty ? "none" : l.map { "\($0.condition): '\($0.patch)'" }.joined(separator: ", ")
+        }
+        return "left out \(occludedOutputSamples.count) patch sample(s) covered by another material in the fused output (\(list(occludedOutputSamples)))"
+            + " and \(occludedAmbientSamples.count) more from the variance reduction, covered in the ambient photo (\(list(occludedAmbientSamples)))"
+            + (patchesWithoutRepeatability.isEmpty ? "" : "; no repeatability for \(patchesWithoutRepeatability.joined(separator: ", "))")
+            + String(format: " (rule: fewer than %.0f %% own-label pixels in the square)", 100 * PatchLabelMask.minimumOwnFraction)
+    }
+
     /// The summary as JSON.
     public var json: JSONValue {
-        func o(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
+        func o(_ v: Double?) -> JSONValue { v.flatMap { $0.isFinite ? JSONValue.number($0) : nil } ?? .null }
+        func pairs(_ list: [(condition: String, patch: String)]) -> JSONValue {
+            .array(list.map { .object(["condition": .string($0.condition), "patch": .string($0.patch)]) })
+        }
         var j: [String: JSONValue] = ["conditionCount": .number(Double(conditionCount)),
-                 "repeatabilityMeanDeltaE2000": .number(meanRepeatability),
-                 "repeatabilityP90DeltaE2000": .number(p90Repeatability),
-                 "repeatabilityPerPatch": .array(repeatabilityPerPatch.map(JSONValue.number)),
-                 "varianceReduction": .number(varianceReduction),
-                 "accuracyMeanDeltaE2000": .number(meanAccuracy), "accuracyMaxDeltaE2000": .number(maxAccuracy),
-                 "meanPatchConfidence": .number(meanPatchConfidence),
-                 "decisions": .object(decisions.mapValues { .number(Double($0)) })]
+                 "repeatabilityMeanDeltaE2000": o(meanRepeatability),
+                 "repeatabilityP90DeltaE2000": o(p90Repeatability),
+                 "repeatabilityPerPatch": .array(repeatabilityPerPatch.map(o)),
+                 "varianceReduction": o(varianceReduction),
+                 "accuracyMeanDeltaE2000": o(meanAccuracy), "accuracyMaxDeltaE2000": o(maxAccuracy),
+                 "meanPatchConfidence": o(meanPatchConfidence),
+                 "decisions": .object(decisions.mapValues { .number(Double($0)) }),
+                 "occludedPatchSamples": .object([
+                    "rule": .string(Self.occlusionRule),
+                    "outputCount": .number(Double(occludedOutputSamples.count)), "output": pairs(occludedOutputSamples),
+                    "ambientPhotoOnlyCount": .number(Double(occludedAmbientSamples.count)), "ambientPhotoOnly": pairs(occludedAmbientSamples),
+                    "patchesWithoutRepeatability": .array(patchesWithoutRepeatability.map(JSONValue.string))])]
         if let h = honesty {
             j["confidenceHonesty"] = h.json
             j["confidenceHonestyConditionCount"] = .number(Double(honestyConditionCount))

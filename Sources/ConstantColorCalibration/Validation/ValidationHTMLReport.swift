@@ -72,14 +72,16 @@ public enum ValidationHTMLReport {
         h += String(format: "<tr><td class=\"l\">repeatability p90, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.p90Repeatability)
         h += String(format: "<tr><td class=\"l\">accuracy max, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.maxAccuracy)
         h += "<tr><td class=\"l\">decisions</td><td colspan=\"3\" class=\"l\">\(escape(decisions))</td></tr></table>"
+        if let line = set.occlusionSummary { h += "<p><b>Occluded patch samples:</b> \(escape(line)).</p>" }
 
         // Swatches: left half reference, right half measured.
         h += "<h2>Reference (left half) vs measured (right half), sRGB</h2><table>"
         for c in conditions {
             h += "<tr><td class=\"l\">\(escape(c.name))</td><td class=\"l row\">"
             for i in c.patchNames.indices {
-                let tip = String(format: "%@: ΔE00 %.2f, confidence %.2f", escape(c.patchNames[i]), c.deltaE2000[i], c.patchConfidence[i])
-                h += "<div class=\"sw\" title=\"\(tip)\"><span class=\"r\" style=\"background:\(srgbHex(labD65: c.referenceLab[i]))\"></span>"
+                let occluded = c.isOccludedInOutput(i) ? " (occluded by another material: left out)" : ""
+                let tip = String(format: "%@: ΔE00 %.2f, confidence %.2f", escape(c.patchNames[i]), c.deltaE2000[i], c.patchConfidence[i]) + occluded
+                h += "<div class=\"sw\" title=\"\(tip)\"\(occluded.isEmpty ? "" : " style=\"border:2px dashed #000\"")><span class=\"r\" style=\"background:\(srgbHex(labD65: c.referenceLab[i]))\"></span>"
                     + "<span class=\"m\" style=\"background:\(srgbHex(labD65: c.measuredLab[i]))\"></span></div>"
             }
             h += "</td></tr>"
@@ -92,11 +94,17 @@ public enum ValidationHTMLReport {
         h += "<th>mean</th><th>max</th></tr>"
         for c in conditions {
             h += "<tr><td class=\"l\">\(escape(c.name))</td>"
-            for e in c.deltaE2000 { h += String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e) }
+            for (i, e) in c.deltaE2000.enumerated() {
+                h += c.isOccludedInOutput(i)
+                    ? String(format: "<td style=\"background:#ccc\" title=\"occluded, left out (%.1f)\">occ</td>", e)
+                    : String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e)
+            }
             h += String(format: "<td>%.2f</td><td>%.2f</td></tr>", c.meanDeltaE2000, c.maxDeltaE2000)
         }
         h += "<tr><td class=\"l\">repeatability</td>"
-        for r in set.repeatabilityPerPatch { h += String(format: "<td style=\"background:%@\">%.2f</td>", heat(r), r) }
+        for r in set.repeatabilityPerPatch {
+            h += r.isFinite ? String(format: "<td style=\"background:%@\">%.2f</td>", heat(r), r) : "<td>–</td>"
+        }
         h += String(format: "<td>%.2f</td><td></td></tr></table>", set.meanRepeatability)
 
         // Confidence honesty and exposure ratio (issue 7), when measured.

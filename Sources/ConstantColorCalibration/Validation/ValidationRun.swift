@@ -14,6 +14,8 @@ public enum ValidationRun {
         case notRGB(file: String)
         /// A label map is not single-channel.
         case notSingleChannel(file: String)
+        /// A chart patch has no material of the same name in truth.json `materials[]`.
+        case patchWithoutMaterial(file: String, patch: String)
 
         public var description: String {
             switch self {
@@ -21,6 +23,8 @@ public enum ValidationRun {
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO)"
             case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
+            case .patchWithoutMaterial(let f, let p):
+                return "\(f): chart patch '\(p)' has no materials[] entry of the same name, so its label in the label maps is unknown"
             }
         }
     }
@@ -66,11 +70,15 @@ public enum ValidationRun {
         let ambientFrame = ExposureNormalization.normalize(raw: a.image, exposure: a.exposure, camera: camera)
         let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering
         let ambientXYZ = ambientRendering.linearOutput(ambientFrame.image, space: .xyz)
+        // The output and confidence are in flash-frame geometry (flash labels); the ambient photo is
+        // the unregistered ambient frame, sampled at the same chart squares (ambient labels).
+        let masks = try patchLabelMasks(truth: truth, truthPath: truthPath, folder: folder, chart: chart)
         var score = try ValidationScoring.score(
             name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
-            ambientFromFlash: result.registration.ambientFromFlash, file: path("flash.tif"))
+            ambientFromFlash: result.registration.ambientFromFlash,
+            outputLabels: masks.flash, ambientLabels: masks.ambient, file: path("flash.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence)
         let exposure = truth.object?["exposure"]?.object
@@ -79,6 +87,40 @@ public enum ValidationRun {
             trueRatio: exposure?["trueAmbientToFlashRatio"]?.double ?? exposure?["ratioFlashToAmbient"]?.double.map { 1 / $0 },
             effective: exposure?["effectiveAmbientToFlashRatio"]?.double)
         return score
+    }
+
+    /// The label maps of a condition whose truth has them (`labels.flash`, optional `labels.ambient`),
+    /// with each chart patch's label: the `label` of the `materials[]` entry named as the patch.
+    /// Both nil when the truth has no `labels`.
+    ///
+    /// - Throws: a one-line error naming truth.json (missing keys, a patch without a material) or the
+    ///   label map (unreadable, not single-channel).
+    public static func patchLabelMasks(truth: JSONValue, truthPath: String, folder: String,
+                                       chart: ChartDescription) throws -> (flash: PatchLabelMask?, ambient: PatchLabelMask?) {
+        guard let labels = truth.object?["labels"] else { return (nil, nil) }
+        let reader = try JSONObjectReader(labels, file: truthPath, prefix: "labels.")
+        guard let materials = truth.object?["materials"]?.array else {
+            throw JSONFileError.missingKey(file: truthPath, key: "materials")
+        }
+        var byName: [String: Int] = [:]
+        for (i, m) in materials.enumerated() {
+            let r = try JSONObjectReader(m, file: truthPath, prefix: "materials[\(i)].")
+            let name = try r.string("name")
+            if byName[name] == nil { byName[name] = Int(try r.number("label")) }
+        }
+        let patchLabels = try chart.patches.map { p in
+            guard let l = byName[p.name] else { throw Failure.patchWithoutMaterial(file: truthPath, patch: p.name) }
+            return l
+        }
+        func mask(_ key: String) throws -> PatchLabelMask? {
+            guard labels.object?[key] != nil else { return nil }
+            let file = (folder as NSString).appendingPathComponent(try reader.string(key))
+            let map = try TIFFReader.read(path: file).image
+            guard map.channelCount == 1 else { throw Failure.notSingleChannel(file: file) }
+            return PatchLabelMask(map: map, labels: patchLabels, file: file)
+        }
+        guard let flashMask = try mask("flash") else { throw JSONFileError.missingKey(file: truthPath, key: "labels.flash") }
+        return (flashMask, try mask("ambient"))
     }
 
     /// The confidence honesty of a fused condition when its truth names a label map
