@@ -30,17 +30,17 @@ struct ReducedFramePair {
         for y in 0..<hh {
             for x in 0..<hw {
                 let j = 2 * y * width + 2 * x, o = y * hw + x
-                let idx = [j, j + 1, j + width, j + width + 1]
-                out.flash[o] = idx.reduce(0) { $0 + flash[$1] } / 4
-                out.ambient[o] = idx.reduce(0) { $0 + ambient[$1] } / 4
-                out.flashVariance[o] = idx.reduce(0) { $0 + flashVariance[$1] } / 16
-                out.ambientVariance[o] = idx.reduce(0) { $0 + ambientVariance[$1] } / 16
-                out.valid[o] = idx.allSatisfy { valid[$0] }
-                for c in 0..<3 {
-                    out.flashChannels[c][o] = idx.reduce(0) { $0 + flashChannels[c][$1] } / 4
-                    out.ambientChannels[c][o] = idx.reduce(0) { $0 + ambientChannels[c][$1] } / 4
-                    out.flashChannelVariance[c][o] = idx.reduce(0) { $0 + flashChannelVariance[c][$1] } / 16
-                    out.ambientChannelVariance[c][o] = idx.reduce(0) { $0 + ambientChannelVariance[c][$1] } / 16
+                let a = j, b = j + 1, c = j + width, d = j + width + 1
+                func mean(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 4 }
+                func meanVariance(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 16 }
+                out.flash[o] = mean(flash); out.ambient[o] = mean(ambient)
+                out.flashVariance[o] = meanVariance(flashVariance); out.ambientVariance[o] = meanVariance(ambientVariance)
+                out.valid[o] = valid[a] && valid[b] && valid[c] && valid[d]
+                for ch in 0..<3 {
+                    out.flashChannels[ch][o] = mean(flashChannels[ch])
+                    out.ambientChannels[ch][o] = mean(ambientChannels[ch])
+                    out.flashChannelVariance[ch][o] = meanVariance(flashChannelVariance[ch])
+                    out.ambientChannelVariance[ch][o] = meanVariance(ambientChannelVariance[ch])
                 }
             }
         }
