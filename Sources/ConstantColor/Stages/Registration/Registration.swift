@@ -142,17 +142,21 @@ public enum Registration {
 struct Level {
     let template: GrayImage
     let moving: GrayImage
-    let gradX: GrayImage
-    let gradY: GrayImage
+    /// The moving features and their x and y gradients interleaved per pixel (value, ∂x, ∂y, 0),
+    /// so that one bilinear interpolation of four lanes reads all three from the same cache lines.
+    let movingPacked: [SIMD4<Float>]
     /// Pixel indices used by the iterations (strong template gradient).
     let samples: [Int32]
+    /// Normalized coordinates and template value of each sample, in `samples` order.
+    let sampleU: [Double], sampleV: [Double], sampleT: [Float]
     /// Normalization: u = (x − cx) / s in this level's pixels.
     let cx: Double, cy: Double, s: Double
 
     init(template: GrayImage, moving: GrayImage, frameWidth: Int, frameHeight: Int, maximumSamples: Int) {
         self.template = template
         self.moving = moving
-        (gradX, gradY) = RegistrationFeatures.gradients(moving)
+        let (gradX, gradY) = RegistrationFeatures.gradients(moving)
+        movingPacked = (0..<moving.pixels.count).map { SIMD4(moving.pixels[$0], gradX.pixels[$0], gradY.pixels[$0], 0) }
         let factor = Double(frameWidth) / Double(template.width)
         cx = Double(frameWidth) / 2 / factor
         cy = Double(frameHeight) / 2 / factor
@@ -183,6 +187,10 @@ struct Level {
             }
         }
         samples = chosen
+        let (cx, cy, s, w) = (cx, cy, s, template.width)
+        sampleU = chosen.map { (Double(Int($0) % w) + 0.5 - cx) / s }
+        sampleV = chosen.map { (Double(Int($0) / w) + 0.5 - cy) / s }
+        sampleT = chosen.map { template.pixels[Int($0)] }
     }
 
     /// Best integer shift (in this level's pixels) by normalized cross-correlation.
@@ -242,35 +250,68 @@ struct Level {
 
     /// The Huber-weighted Gauss–Newton sums over `samples[range]` (upper triangle of the normal matrix).
     func accumulate(_ warp: NormalizedWarp, gain: Double, offset: Double, huber: Double, range: Range<Int>) -> NormalEquationsPart {
-        let n = warp.model.parameterCount, m = n + 2
+        switch warp.model {
+        case .translation: accumulate(TranslationKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .rigid: accumulate(RigidKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .similarity: accumulate(SimilarityKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .homography: accumulate(HomographyKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        }
+    }
+
+    /// `accumulate` for one warp model: the model's parameter count is a compile-time constant of
+    /// the specialization, so the Jacobian and normal-matrix loops unroll and nothing is allocated
+    /// per sample.
+    func accumulate<K: WarpKernel>(_ kernel: K, gain: Double, offset: Double, huber: Double, range: Range<Int>) -> NormalEquationsPart {
+        let n = K.parameterCount, m = n + 2
         var part = NormalEquationsPart(size: m)
-        var jx = [Double](repeating: 0, count: n), jy = [Double](repeating: 0, count: n)
-        var jacobian = [Double](repeating: 0, count: m)
         // Features within the margin of the moving frame's border are biased (their high-pass
         // window is cut by the border at a different scene place than the template's).
         let margin = Float(RegistrationFeatures.borderMargin)
         let movingRight = Float(moving.width) - margin, movingBottom = Float(moving.height) - margin
-        for index in samples[range] {
-            let i = Int(index)
-            let x = Double(i % template.width) + 0.5, y = Double(i / template.width) + 0.5
-            let (wu, wv) = warp.apply(u: (x - cx) / s, v: (y - cy) / s, jx: &jx, jy: &jy)
-            let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
-            guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom,
-                  let value = moving.bilinear(x: ax, y: ay),
-                  let gx = gradX.bilinear(x: ax, y: ay), let gy = gradY.bilinear(x: ax, y: ay) else { continue }
-            let t = Double(template.pixels[i])
-            let e = t - (gain * Double(value) + offset)
-            let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
-            part.absSum += abs(e); part.weightedSquares += weight * e * e; part.templateSquares += t * t; part.count += 1
-            let gsx = gain * Double(gx) * s, gsy = gain * Double(gy) * s
-            for k in 0..<n { jacobian[k] = gsx * jx[k] + gsy * jy[k] }
-            jacobian[n] = Double(value); jacobian[n + 1] = 1
-            for a in 0..<m {
-                let wa = weight * jacobian[a]
-                part.rhs[a] += wa * e
-                for b in a..<m { part.normal[a * m + b] += wa * jacobian[b] }
-            }
+        let w = moving.width
+        let (s, cx, cy) = (s, cx, cy)
+        var absSum = 0.0, weightedSquares = 0.0, templateSquares = 0.0, count = 0.0
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + m + m * m + m) { scratch in
+            let base = scratch.baseAddress!
+            base.initialize(repeating: 0, count: scratch.count)
+            let jx = base, jy = base + n, jacobian = base + 2 * n, normal = jacobian + m, rhs = normal + m * m
+            movingPacked.withUnsafeBufferPointer { packed in
+            sampleU.withUnsafeBufferPointer { us in
+            sampleV.withUnsafeBufferPointer { vs in
+            sampleT.withUnsafeBufferPointer { ts in
+                let p = packed.baseAddress!
+                for k in range {
+                    let (wu, wv) = kernel.apply(u: us[k], v: vs[k], jx: jx, jy: jy)
+                    let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
+                    guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom else { continue }
+                    // Bilinear interpolation, pixel centres at half-integers (`GrayImage.bilinear`).
+                    let fx = ax - 0.5, fy = ay - 0.5
+                    let x0 = Int(fx), y0 = Int(fy)
+                    let tx = fx - Float(x0), ty = fy - Float(y0)
+                    let i = y0 * w + x0
+                    let top = p[i] + tx * (p[i + 1] - p[i])
+                    let bottom = p[i + w] + tx * (p[i + w + 1] - p[i + w])
+                    let sample = top + ty * (bottom - top)
+                    let value = Double(sample.x)
+                    let t = Double(ts[k])
+                    let e = t - (gain * value + offset)
+                    let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
+                    absSum += abs(e); weightedSquares += weight * e * e; templateSquares += t * t; count += 1
+                    let gsx = gain * Double(sample.y) * s, gsy = gain * Double(sample.z) * s
+                    for a in 0..<n { jacobian[a] = gsx * jx[a] + gsy * jy[a] }
+                    jacobian[n] = value; jacobian[n + 1] = 1
+                    for a in 0..<m {
+                        let wa = weight * jacobian[a]
+                        rhs[a] += wa * e
+                        for b in a..<m { normal[a * m + b] += wa * jacobian[b] }
+                    }
+                }
+            }}}}
+            for k in 0..<(m * m) { part.normal[k] = normal[k] }
+            for k in 0..<m { part.rhs[k] = rhs[k] }
         }
+        part.absSum = absSum; part.weightedSquares = weightedSquares
+        part.templateSquares = templateSquares; part.count = count
         return part
     }
 
