@@ -62,17 +62,26 @@ public enum Registration {
         // Per-channel pyramids; the working (finest used) level is the first with at most
         // maximumWorkingPixels pixels. Read noise is per sample; a 2×2 average halves its σ.
         var readF = flash.noise.varianceOffset.squareRoot(), readA = ambient.noise.varianceOffset.squareRoot()
-        var scale = 1
-        let needsDownsampling = width * height > options.maximumWorkingPixels && min(width, height) >= 64
-        // A frame larger than the working size is halved straight from its planes (no full-size copies).
-        var flashLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(flash) : RegistrationFeatures.channels(flash)]
-        var ambientLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(ambient) : RegistrationFeatures.channels(ambient)]
-        if needsDownsampling { scale = 2; readF /= 2; readA /= 2 }
-        while flashLevels[0][0].width * flashLevels[0][0].height > options.maximumWorkingPixels,
-              min(flashLevels[0][0].width, flashLevels[0][0].height) >= 64 {
+        // Halvings from the frame to the working level: while the level is larger than the working
+        // size and at least 64 pixels on its short side.
+        var halvings = 0
+        while (width >> halvings) * (height >> halvings) > options.maximumWorkingPixels,
+              min(width >> halvings, height >> halvings) >= 64 { halvings += 1 }
+        // A frame larger than the working size is halved (or quartered) straight from its planes, in
+        // one pass and without full-size copies.
+        func working(_ frame: LinearFrame) -> [GrayImage] {
+            switch halvings {
+            case 0: return RegistrationFeatures.channels(frame)
+            case 1: return RegistrationFeatures.halvedChannels(frame)
+            default: return RegistrationFeatures.quarteredChannels(frame)
+            }
+        }
+        var flashLevels = [working(flash)], ambientLevels = [working(ambient)]
+        for _ in 0..<min(halvings, 2) { readF /= 2; readA /= 2 }
+        for _ in 2..<max(2, halvings) {
             flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
             ambientLevels[0] = ambientLevels[0].map { $0.downsampled2x() }
-            scale *= 2; readF /= 2; readA /= 2
+            readF /= 2; readA /= 2
         }
         var levelReadF = [readF], levelReadA = [readA]
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
@@ -80,11 +89,30 @@ public enum Registration {
             ambientLevels.append(ambientLevels.last!.map { $0.downsampled2x() })
             levelReadF.append(levelReadF.last! / 2); levelReadA.append(levelReadA.last! / 2)
         }
-        let levels = (0..<flashLevels.count).map { l in
-            Level(template: RegistrationFeatures.features(channels: flashLevels[l], readNoiseStd: levelReadF[l]),
-                  moving: RegistrationFeatures.features(channels: ambientLevels[l], readNoiseStd: levelReadA[l]),
-                  frameWidth: width, frameHeight: height, maximumSamples: options.maximumSamplePixels)
+        // Features of every level and frame, then the levels, in parallel (finest first, the largest jobs).
+        let levelCount = flashLevels.count
+        var features = [GrayImage?](repeating: nil, count: 2 * levelCount)
+        features.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox((flashLevels, ambientLevels, levelReadF, levelReadA))
+            DispatchQueue.concurrentPerform(iterations: 2 * levelCount) { job in
+                let (fl, al, rf, ra) = inputs.value
+                let l = job / 2
+                out[job] = job % 2 == 0 ? RegistrationFeatures.features(channels: fl[l], readNoiseStd: rf[l])
+                                        : RegistrationFeatures.features(channels: al[l], readNoiseStd: ra[l])
+            }
         }
+        var builtLevels = [Level?](repeating: nil, count: levelCount)
+        builtLevels.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox(features)
+            let samples = options.maximumSamplePixels
+            DispatchQueue.concurrentPerform(iterations: levelCount) { l in
+                out[l] = Level(template: inputs.value[2 * l]!, moving: inputs.value[2 * l + 1]!,
+                               frameWidth: width, frameHeight: height, maximumSamples: samples)
+            }
+        }
+        let levels = builtLevels.map { $0! }
         // Coarsest level: integer search, then the coarse model.
         // Coarse levels have too few pixels to pin down perspective terms: at most a similarity there.
         let coarseModel: MotionModel = options.model.map { $0 == .homography ? .similarity : $0 } ?? .rigid
@@ -155,13 +183,41 @@ struct Level {
     init(template: GrayImage, moving: GrayImage, frameWidth: Int, frameHeight: Int, maximumSamples: Int) {
         self.template = template
         self.moving = moving
-        let (gradX, gradY) = RegistrationFeatures.gradients(moving)
-        movingPacked = (0..<moving.pixels.count).map { SIMD4(moving.pixels[$0], gradX.pixels[$0], gradY.pixels[$0], 0) }
         let factor = Double(frameWidth) / Double(template.width)
         cx = Double(frameWidth) / 2 / factor
         cy = Double(frameHeight) / 2 / factor
         s = Double(max(frameWidth, frameHeight)) / 2 / factor
-        // Strong-gradient template pixels: a threshold from a histogram of gradient magnitude.
+        // The moving side (gradients, packing) runs beside the template side (sample choice).
+        var packed: [SIMD4<Float>] = [], chosen: [Int32] = []
+        withUnsafeMutablePointer(to: &packed) { packedPointer in
+            withUnsafeMutablePointer(to: &chosen) { chosenPointer in
+                let out = UncheckedSendableBox((packedPointer, chosenPointer))
+                DispatchQueue.concurrentPerform(iterations: 2) { job in
+                    if job == 0 {
+                        out.value.0.pointee = Level.packedWithGradients(moving)
+                    } else {
+                        out.value.1.pointee = Level.strongGradientPixels(template, maximumSamples: maximumSamples)
+                    }
+                }
+            }
+        }
+        movingPacked = packed
+        samples = chosen
+        let (cx, cy, s, w) = (cx, cy, s, template.width)
+        sampleU = chosen.map { (Double(Int($0) % w) + 0.5 - cx) / s }
+        sampleV = chosen.map { (Double(Int($0) / w) + 0.5 - cy) / s }
+        sampleT = chosen.map { template.pixels[Int($0)] }
+    }
+
+    /// The image and its central-difference gradients interleaved per pixel: (value, ∂x, ∂y, 0).
+    static func packedWithGradients(_ image: GrayImage) -> [SIMD4<Float>] {
+        let (gradX, gradY) = RegistrationFeatures.gradients(image)
+        return (0..<image.pixels.count).map { SIMD4(image.pixels[$0], gradX.pixels[$0], gradY.pixels[$0], 0) }
+    }
+
+    /// Strong-gradient template pixels away from the border, about `maximumSamples` of them: a
+    /// threshold from a histogram of gradient magnitude.
+    static func strongGradientPixels(_ template: GrayImage, maximumSamples: Int) -> [Int32] {
         let (tx, ty) = RegistrationFeatures.gradients(template)
         var magnitude = [Float](repeating: 0, count: tx.pixels.count)
         var maxMagnitude: Float = 0
@@ -186,11 +242,7 @@ struct Level {
                 if x >= b && y >= b && x < w - b && y < template.height - b { chosen.append(Int32(i)) }
             }
         }
-        samples = chosen
-        let (cx, cy, s, w) = (cx, cy, s, template.width)
-        sampleU = chosen.map { (Double(Int($0) % w) + 0.5 - cx) / s }
-        sampleV = chosen.map { (Double(Int($0) / w) + 0.5 - cy) / s }
-        sampleT = chosen.map { template.pixels[Int($0)] }
+        return chosen
     }
 
     /// Best integer shift (in this level's pixels) by normalized cross-correlation.
