@@ -50,6 +50,34 @@ public struct GrayImage: Sendable {
         return out
     }
 
+    /// `downsampled2x` applied twice, in one pass over the source (the same arithmetic: each output
+    /// is the 2×2 mean of four 2×2 means), so that a large plane is read once and no half-size
+    /// intermediate is written.
+    public static func downsampled4x(_ source: UnsafeBufferPointer<Float>, width sw: Int, height sh: Int) -> GrayImage {
+        precondition(source.count >= sw * sh)
+        let w = sw / 2 / 2, h = sh / 2 / 2
+        var out = GrayImage(width: w, height: h)
+        out.pixels.withUnsafeMutableBufferPointer { dstBuffer in
+            let dst = SharedMutableBuffer(dstBuffer)
+            let s = UncheckedSendableBox(source)
+            forEachRowBand(rowCount: h, minimumRowsPerBand: 32) { rows in
+                let p = s.value.baseAddress!
+                for y in rows {
+                    let r0 = p + 4 * y * sw, r1 = r0 + sw, r2 = r1 + sw, r3 = r2 + sw
+                    for x in 0..<w {
+                        let c = 4 * x
+                        let a = 0.25 * (r0[c] + r0[c + 1] + r1[c] + r1[c + 1])
+                        let b = 0.25 * (r0[c + 2] + r0[c + 3] + r1[c + 2] + r1[c + 3])
+                        let d = 0.25 * (r2[c] + r2[c + 1] + r3[c] + r3[c + 1])
+                        let e = 0.25 * (r2[c + 2] + r2[c + 3] + r3[c + 2] + r3[c + 3])
+                        dst[y * w + x] = 0.25 * (a + b + d + e)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     /// Mean over a (2r+1)² box at each pixel, edges handled by clamping the window to the image
     /// (the mean is over the pixels inside); `BoxFilter.mean`.
     public func boxMean(radius r: Int) -> GrayImage {

@@ -63,33 +63,70 @@ struct NormalizedWarp {
                                                           m[2, 0] / n, m[2, 1] / n])
         }
     }
+}
 
-    /// The warped point and the 2×n Jacobian ∂W/∂p at (u, v), written into `jx`, `jy`.
+/// One motion model's warp and Jacobian with its parameters unpacked (and, for the rigid model,
+/// its cosine and sine taken once), for the per-sample loop of registration.
+protocol WarpKernel {
+    /// Number of geometric parameters.
+    static var parameterCount: Int { get }
+    /// The warped point of (u, v); writes ∂W/∂p into `jx`, `jy` (`parameterCount` each).
+    func apply(u: Double, v: Double, jx: UnsafeMutablePointer<Double>, jy: UnsafeMutablePointer<Double>) -> (Double, Double)
+}
+
+/// `NormalizedWarp.matrix` of `.translation`: (u + p0, v + p1).
+struct TranslationKernel: WarpKernel {
+    static var parameterCount: Int { 2 }
+    let p0: Double, p1: Double
+    init(_ p: [Double]) { p0 = p[0]; p1 = p[1] }
     @inline(__always)
-    func apply(u: Double, v: Double, jx: inout [Double], jy: inout [Double]) -> (Double, Double) {
-        switch model {
-        case .translation:
-            jx[0] = 1; jx[1] = 0; jy[0] = 0; jy[1] = 1
-            return (u + p[0], v + p[1])
-        case .rigid:
-            let c = cos(p[2]), s = sin(p[2])
-            jx[0] = 1; jx[1] = 0; jx[2] = -s * u - c * v
-            jy[0] = 0; jy[1] = 1; jy[2] = c * u - s * v
-            return (c * u - s * v + p[0], s * u + c * v + p[1])
-        case .similarity:
-            jx[0] = 1; jx[1] = 0; jx[2] = u; jx[3] = -v
-            jy[0] = 0; jy[1] = 1; jy[2] = v; jy[3] = u
-            return ((1 + p[2]) * u - p[3] * v + p[0], p[3] * u + (1 + p[2]) * v + p[1])
-        case .homography:
-            let d = p[6] * u + p[7] * v + 1
-            let wx = ((1 + p[0]) * u + p[1] * v + p[2]) / d
-            let wy = (p[3] * u + (1 + p[4]) * v + p[5]) / d
-            jx[0] = u / d; jx[1] = v / d; jx[2] = 1 / d; jx[3] = 0; jx[4] = 0; jx[5] = 0
-            jx[6] = -wx * u / d; jx[7] = -wx * v / d
-            jy[0] = 0; jy[1] = 0; jy[2] = 0; jy[3] = u / d; jy[4] = v / d; jy[5] = 1 / d
-            jy[6] = -wy * u / d; jy[7] = -wy * v / d
-            return (wx, wy)
-        }
+    func apply(u: Double, v: Double, jx: UnsafeMutablePointer<Double>, jy: UnsafeMutablePointer<Double>) -> (Double, Double) {
+        jx[0] = 1; jx[1] = 0; jy[0] = 0; jy[1] = 1
+        return (u + p0, v + p1)
+    }
+}
+
+/// `NormalizedWarp.matrix` of `.rigid`: rotation by p2, then shift (p0, p1).
+struct RigidKernel: WarpKernel {
+    static var parameterCount: Int { 3 }
+    let p0: Double, p1: Double, c: Double, s: Double
+    init(_ p: [Double]) { p0 = p[0]; p1 = p[1]; c = cos(p[2]); s = sin(p[2]) }
+    @inline(__always)
+    func apply(u: Double, v: Double, jx: UnsafeMutablePointer<Double>, jy: UnsafeMutablePointer<Double>) -> (Double, Double) {
+        jx[0] = 1; jx[1] = 0; jx[2] = -s * u - c * v
+        jy[0] = 0; jy[1] = 1; jy[2] = c * u - s * v
+        return (c * u - s * v + p0, s * u + c * v + p1)
+    }
+}
+
+/// `NormalizedWarp.matrix` of `.similarity`: [[1 + p2, −p3], [p3, 1 + p2]], then shift (p0, p1).
+struct SimilarityKernel: WarpKernel {
+    static var parameterCount: Int { 4 }
+    let p0: Double, p1: Double, p2: Double, p3: Double
+    init(_ p: [Double]) { p0 = p[0]; p1 = p[1]; p2 = p[2]; p3 = p[3] }
+    @inline(__always)
+    func apply(u: Double, v: Double, jx: UnsafeMutablePointer<Double>, jy: UnsafeMutablePointer<Double>) -> (Double, Double) {
+        jx[0] = 1; jx[1] = 0; jx[2] = u; jx[3] = -v
+        jy[0] = 0; jy[1] = 1; jy[2] = v; jy[3] = u
+        return ((1 + p2) * u - p3 * v + p0, p3 * u + (1 + p2) * v + p1)
+    }
+}
+
+/// `NormalizedWarp.matrix` of `.homography`.
+struct HomographyKernel: WarpKernel {
+    static var parameterCount: Int { 8 }
+    let p: (Double, Double, Double, Double, Double, Double, Double, Double)
+    init(_ q: [Double]) { p = (q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]) }
+    @inline(__always)
+    func apply(u: Double, v: Double, jx: UnsafeMutablePointer<Double>, jy: UnsafeMutablePointer<Double>) -> (Double, Double) {
+        let d = p.6 * u + p.7 * v + 1
+        let wx = ((1 + p.0) * u + p.1 * v + p.2) / d
+        let wy = (p.3 * u + (1 + p.4) * v + p.5) / d
+        jx[0] = u / d; jx[1] = v / d; jx[2] = 1 / d; jx[3] = 0; jx[4] = 0; jx[5] = 0
+        jx[6] = -wx * u / d; jx[7] = -wx * v / d
+        jy[0] = 0; jy[1] = 0; jy[2] = 0; jy[3] = u / d; jy[4] = v / d; jy[5] = 1 / d
+        jy[6] = -wy * u / d; jy[7] = -wy * v / d
+        return (wx, wy)
     }
 }
 

@@ -36,7 +36,8 @@ public struct RegistrationResult: Sendable {
     public var ambientFromFlash: Matrix3
     /// Robust RMS of the feature residual divided by the RMS of the flash features (0 = perfect).
     public var residual: Double
-    /// The residual of every model that was fitted.
+    /// The residual of every model that was fitted (automatic selection skips a model that
+    /// cannot be chosen: see `Registration.register`).
     public var residualByModel: [MotionModel: Double]
 
     /// The displacement (ambient position − flash position) of a flash-frame point, in pixels.
@@ -62,17 +63,26 @@ public enum Registration {
         // Per-channel pyramids; the working (finest used) level is the first with at most
         // maximumWorkingPixels pixels. Read noise is per sample; a 2×2 average halves its σ.
         var readF = flash.noise.varianceOffset.squareRoot(), readA = ambient.noise.varianceOffset.squareRoot()
-        var scale = 1
-        let needsDownsampling = width * height > options.maximumWorkingPixels && min(width, height) >= 64
-        // A frame larger than the working size is halved straight from its planes (no full-size copies).
-        var flashLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(flash) : RegistrationFeatures.channels(flash)]
-        var ambientLevels = [needsDownsampling ? RegistrationFeatures.halvedChannels(ambient) : RegistrationFeatures.channels(ambient)]
-        if needsDownsampling { scale = 2; readF /= 2; readA /= 2 }
-        while flashLevels[0][0].width * flashLevels[0][0].height > options.maximumWorkingPixels,
-              min(flashLevels[0][0].width, flashLevels[0][0].height) >= 64 {
+        // Halvings from the frame to the working level: while the level is larger than the working
+        // size and at least 64 pixels on its short side.
+        var halvings = 0
+        while (width >> halvings) * (height >> halvings) > options.maximumWorkingPixels,
+              min(width >> halvings, height >> halvings) >= 64 { halvings += 1 }
+        // A frame larger than the working size is halved (or quartered) straight from its planes, in
+        // one pass and without full-size copies.
+        func working(_ frame: LinearFrame) -> [GrayImage] {
+            switch halvings {
+            case 0: return RegistrationFeatures.channels(frame)
+            case 1: return RegistrationFeatures.halvedChannels(frame)
+            default: return RegistrationFeatures.quarteredChannels(frame)
+            }
+        }
+        var flashLevels = [working(flash)], ambientLevels = [working(ambient)]
+        for _ in 0..<min(halvings, 2) { readF /= 2; readA /= 2 }
+        for _ in 2..<max(2, halvings) {
             flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
             ambientLevels[0] = ambientLevels[0].map { $0.downsampled2x() }
-            scale *= 2; readF /= 2; readA /= 2
+            readF /= 2; readA /= 2
         }
         var levelReadF = [readF], levelReadA = [readA]
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
@@ -80,11 +90,30 @@ public enum Registration {
             ambientLevels.append(ambientLevels.last!.map { $0.downsampled2x() })
             levelReadF.append(levelReadF.last! / 2); levelReadA.append(levelReadA.last! / 2)
         }
-        let levels = (0..<flashLevels.count).map { l in
-            Level(template: RegistrationFeatures.features(channels: flashLevels[l], readNoiseStd: levelReadF[l]),
-                  moving: RegistrationFeatures.features(channels: ambientLevels[l], readNoiseStd: levelReadA[l]),
-                  frameWidth: width, frameHeight: height, maximumSamples: options.maximumSamplePixels)
+        // Features of every level and frame, then the levels, in parallel (finest first, the largest jobs).
+        let levelCount = flashLevels.count
+        var features = [GrayImage?](repeating: nil, count: 2 * levelCount)
+        features.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox((flashLevels, ambientLevels, levelReadF, levelReadA))
+            DispatchQueue.concurrentPerform(iterations: 2 * levelCount) { job in
+                let (fl, al, rf, ra) = inputs.value
+                let l = job / 2
+                out[job] = job % 2 == 0 ? RegistrationFeatures.features(channels: fl[l], readNoiseStd: rf[l])
+                                        : RegistrationFeatures.features(channels: al[l], readNoiseStd: ra[l])
+            }
         }
+        var builtLevels = [Level?](repeating: nil, count: levelCount)
+        builtLevels.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            let inputs = UncheckedSendableBox(features)
+            let samples = options.maximumSamplePixels
+            DispatchQueue.concurrentPerform(iterations: levelCount) { l in
+                out[l] = Level(template: inputs.value[2 * l]!, moving: inputs.value[2 * l + 1]!,
+                               frameWidth: width, frameHeight: height, maximumSamples: samples)
+            }
+        }
+        let levels = builtLevels.map { $0! }
         // Coarsest level: integer search, then the coarse model.
         // Coarse levels have too few pixels to pin down perspective terms: at most a similarity there.
         let coarseModel: MotionModel = options.model.map { $0 == .homography ? .similarity : $0 } ?? .rigid
@@ -105,22 +134,33 @@ public enum Registration {
             var best: (warp: NormalizedWarp, photometric: (gain: Double, offset: Double), cost: Double)? = nil
             // One Huber threshold for all candidates, so that their robust costs are comparable.
             let huber = finest.huberThreshold(warp, photometric: photometric)
-            var previous: NormalizedWarp? = nil
-            for model in MotionModel.allCases {
-                // Translation and rigid start from the coarse levels' estimate, which already holds any
-                // rotation (a translation-only start would leave the richer fits far from it); similarity
-                // and homography start from the rigid and similarity fits they extend, which are
-                // already near their optimum (fewer iterations over the samples).
-                let start = model.parameterCount > MotionModel.rigid.parameterCount ? (previous ?? warp) : warp
-                let r = finest.fit(start.promoted(to: model), photometric: photometric, iterations: 30, huber: huber)
+            // Translation and rigid start from the coarse levels' estimate, which already holds any
+            // rotation (a translation-only start would leave the richer fits far from it). Rigid is
+            // fitted first: when pinning its angle at zero would cost far more than the selection
+            // margin, translation cannot be chosen and is not fitted.
+            let rigid = finest.fit(warp.promoted(to: .rigid), photometric: photometric, iterations: 30, huber: huber)
+            let margin = options.modelSelectionGain
+            if !finest.rotationClearlyPays(rigid.0, photometric: rigid.1, huber: huber, cost: rigid.2, margin: margin) {
+                let r = finest.fit(warp.promoted(to: .translation), photometric: photometric, iterations: 30, huber: huber)
+                residuals[.translation] = r.2
+                best = (r.0, r.1, r.2)
+            }
+            residuals[.rigid] = rigid.2
+            if best == nil || rigid.2 < best!.cost * (1 - margin) { best = (rigid.0, rigid.1, rigid.2) }
+            // Similarity and homography start from the fit they extend, which is already near their
+            // optimum; each is fitted only if the Gauss–Newton step from there predicts enough gain.
+            var previous = rigid.0
+            for model in [MotionModel.similarity, .homography] {
+                let b = best!
+                let extra = Double(model.parameterCount - b.warp.model.parameterCount)
+                let start = previous.promoted(to: model)
+                let photometricStart = b.warp.model == previous.model ? b.photometric : rigid.1
+                guard finest.mayLowerCost(start, photometric: photometricStart, huber: huber,
+                                          below: b.cost * (1 - margin * extra)) else { continue }
+                let r = finest.fit(start, photometric: photometricStart, iterations: 30, huber: huber)
                 previous = r.0
                 residuals[model] = r.2
-                if let b = best {
-                    let extra = Double(model.parameterCount - b.warp.model.parameterCount)
-                    if r.2 < b.cost * (1 - options.modelSelectionGain * extra) { best = (r.0, r.1, r.2) }
-                } else {
-                    best = (r.0, r.1, r.2)
-                }
+                if r.2 < b.cost * (1 - margin * extra) { best = (r.0, r.1, r.2) }
             }
             chosen = best!
         }
@@ -142,22 +182,54 @@ public enum Registration {
 struct Level {
     let template: GrayImage
     let moving: GrayImage
-    let gradX: GrayImage
-    let gradY: GrayImage
+    /// The moving features and their x and y gradients interleaved per pixel (value, ∂x, ∂y, 0),
+    /// so that one bilinear interpolation of four lanes reads all three from the same cache lines.
+    let movingPacked: [SIMD4<Float>]
     /// Pixel indices used by the iterations (strong template gradient).
     let samples: [Int32]
+    /// Normalized coordinates and template value of each sample, in `samples` order.
+    let sampleU: [Double], sampleV: [Double], sampleT: [Float]
     /// Normalization: u = (x − cx) / s in this level's pixels.
     let cx: Double, cy: Double, s: Double
 
     init(template: GrayImage, moving: GrayImage, frameWidth: Int, frameHeight: Int, maximumSamples: Int) {
         self.template = template
         self.moving = moving
-        (gradX, gradY) = RegistrationFeatures.gradients(moving)
         let factor = Double(frameWidth) / Double(template.width)
         cx = Double(frameWidth) / 2 / factor
         cy = Double(frameHeight) / 2 / factor
         s = Double(max(frameWidth, frameHeight)) / 2 / factor
-        // Strong-gradient template pixels: a threshold from a histogram of gradient magnitude.
+        // The moving side (gradients, packing) runs beside the template side (sample choice).
+        var packed: [SIMD4<Float>] = [], chosen: [Int32] = []
+        withUnsafeMutablePointer(to: &packed) { packedPointer in
+            withUnsafeMutablePointer(to: &chosen) { chosenPointer in
+                let out = UncheckedSendableBox((packedPointer, chosenPointer))
+                DispatchQueue.concurrentPerform(iterations: 2) { job in
+                    if job == 0 {
+                        out.value.0.pointee = Level.packedWithGradients(moving)
+                    } else {
+                        out.value.1.pointee = Level.strongGradientPixels(template, maximumSamples: maximumSamples)
+                    }
+                }
+            }
+        }
+        movingPacked = packed
+        samples = chosen
+        let (cx, cy, s, w) = (cx, cy, s, template.width)
+        sampleU = chosen.map { (Double(Int($0) % w) + 0.5 - cx) / s }
+        sampleV = chosen.map { (Double(Int($0) / w) + 0.5 - cy) / s }
+        sampleT = chosen.map { template.pixels[Int($0)] }
+    }
+
+    /// The image and its central-difference gradients interleaved per pixel: (value, ∂x, ∂y, 0).
+    static func packedWithGradients(_ image: GrayImage) -> [SIMD4<Float>] {
+        let (gradX, gradY) = RegistrationFeatures.gradients(image)
+        return (0..<image.pixels.count).map { SIMD4(image.pixels[$0], gradX.pixels[$0], gradY.pixels[$0], 0) }
+    }
+
+    /// Strong-gradient template pixels away from the border, about `maximumSamples` of them: a
+    /// threshold from a histogram of gradient magnitude.
+    static func strongGradientPixels(_ template: GrayImage, maximumSamples: Int) -> [Int32] {
         let (tx, ty) = RegistrationFeatures.gradients(template)
         var magnitude = [Float](repeating: 0, count: tx.pixels.count)
         var maxMagnitude: Float = 0
@@ -182,7 +254,7 @@ struct Level {
                 if x >= b && y >= b && x < w - b && y < template.height - b { chosen.append(Int32(i)) }
             }
         }
-        samples = chosen
+        return chosen
     }
 
     /// Best integer shift (in this level's pixels) by normalized cross-correlation.
@@ -242,36 +314,101 @@ struct Level {
 
     /// The Huber-weighted Gauss–Newton sums over `samples[range]` (upper triangle of the normal matrix).
     func accumulate(_ warp: NormalizedWarp, gain: Double, offset: Double, huber: Double, range: Range<Int>) -> NormalEquationsPart {
-        let n = warp.model.parameterCount, m = n + 2
+        switch warp.model {
+        case .translation: accumulate(TranslationKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .rigid: accumulate(RigidKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .similarity: accumulate(SimilarityKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        case .homography: accumulate(HomographyKernel(warp.p), gain: gain, offset: offset, huber: huber, range: range)
+        }
+    }
+
+    /// `accumulate` for one warp model: the model's parameter count is a compile-time constant of
+    /// the specialization, so the Jacobian and normal-matrix loops unroll and nothing is allocated
+    /// per sample.
+    func accumulate<K: WarpKernel>(_ kernel: K, gain: Double, offset: Double, huber: Double, range: Range<Int>) -> NormalEquationsPart {
+        let n = K.parameterCount, m = n + 2
         var part = NormalEquationsPart(size: m)
-        var jx = [Double](repeating: 0, count: n), jy = [Double](repeating: 0, count: n)
-        var jacobian = [Double](repeating: 0, count: m)
         // Features within the margin of the moving frame's border are biased (their high-pass
         // window is cut by the border at a different scene place than the template's).
         let margin = Float(RegistrationFeatures.borderMargin)
         let movingRight = Float(moving.width) - margin, movingBottom = Float(moving.height) - margin
-        for index in samples[range] {
-            let i = Int(index)
-            let x = Double(i % template.width) + 0.5, y = Double(i / template.width) + 0.5
-            let (wu, wv) = warp.apply(u: (x - cx) / s, v: (y - cy) / s, jx: &jx, jy: &jy)
-            let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
-            guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom,
-                  let value = moving.bilinear(x: ax, y: ay),
-                  let gx = gradX.bilinear(x: ax, y: ay), let gy = gradY.bilinear(x: ax, y: ay) else { continue }
-            let t = Double(template.pixels[i])
-            let e = t - (gain * Double(value) + offset)
-            let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
-            part.absSum += abs(e); part.weightedSquares += weight * e * e; part.templateSquares += t * t; part.count += 1
-            let gsx = gain * Double(gx) * s, gsy = gain * Double(gy) * s
-            for k in 0..<n { jacobian[k] = gsx * jx[k] + gsy * jy[k] }
-            jacobian[n] = Double(value); jacobian[n + 1] = 1
-            for a in 0..<m {
-                let wa = weight * jacobian[a]
-                part.rhs[a] += wa * e
-                for b in a..<m { part.normal[a * m + b] += wa * jacobian[b] }
-            }
+        let w = moving.width
+        let (s, cx, cy) = (s, cx, cy)
+        var absSum = 0.0, weightedSquares = 0.0, templateSquares = 0.0, count = 0.0
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + m + m * m + m) { scratch in
+            let base = scratch.baseAddress!
+            base.initialize(repeating: 0, count: scratch.count)
+            let jx = base, jy = base + n, jacobian = base + 2 * n, normal = jacobian + m, rhs = normal + m * m
+            movingPacked.withUnsafeBufferPointer { packed in
+            sampleU.withUnsafeBufferPointer { us in
+            sampleV.withUnsafeBufferPointer { vs in
+            sampleT.withUnsafeBufferPointer { ts in
+                let p = packed.baseAddress!
+                for k in range {
+                    let (wu, wv) = kernel.apply(u: us[k], v: vs[k], jx: jx, jy: jy)
+                    let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
+                    guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom else { continue }
+                    // Bilinear interpolation, pixel centres at half-integers (`GrayImage.bilinear`).
+                    let fx = ax - 0.5, fy = ay - 0.5
+                    let x0 = Int(fx), y0 = Int(fy)
+                    let tx = fx - Float(x0), ty = fy - Float(y0)
+                    let i = y0 * w + x0
+                    let top = p[i] + tx * (p[i + 1] - p[i])
+                    let bottom = p[i + w] + tx * (p[i + w + 1] - p[i + w])
+                    let sample = top + ty * (bottom - top)
+                    let value = Double(sample.x)
+                    let t = Double(ts[k])
+                    let e = t - (gain * value + offset)
+                    let weight = abs(e) <= huber ? 1.0 : huber / abs(e)
+                    absSum += abs(e); weightedSquares += weight * e * e; templateSquares += t * t; count += 1
+                    let gsx = gain * Double(sample.y) * s, gsy = gain * Double(sample.z) * s
+                    for a in 0..<n { jacobian[a] = gsx * jx[a] + gsy * jy[a] }
+                    jacobian[n] = value; jacobian[n + 1] = 1
+                    for a in 0..<m {
+                        let wa = weight * jacobian[a]
+                        rhs[a] += wa * e
+                        for b in a..<m { normal[a * m + b] += wa * jacobian[b] }
+                    }
+                }
+            }}}}
+            for k in 0..<(m * m) { part.normal[k] = normal[k] }
+            for k in 0..<m { part.rhs[k] = rhs[k] }
         }
+        part.absSum = absSum; part.weightedSquares = weightedSquares
+        part.templateSquares = templateSquares; part.count = count
         return part
+    }
+
+    /// Whether the rigid fit's rotation lowers the robust cost by far more than `margin` needs: the
+    /// Gauss–Newton increase of Σ w e² when the angle is pinned at zero and the rest re-solved,
+    /// θ² / (H⁻¹)θθ (the Schur complement; Nocedal & Wright 2006, 16.1), is over ten times the
+    /// increase that would let translation win. The quadratic model overstates the increase where
+    /// residuals pass the Huber threshold, hence the factor ten.
+    func rotationClearlyPays(_ rigid: NormalizedWarp, photometric: (gain: Double, offset: Double),
+                             huber: Double, cost: Double, margin: Double) -> Bool {
+        guard rigid.model == .rigid, cost.isFinite, margin < 1 else { return false }
+        let e = normalEquations(rigid, gain: photometric.gain, offset: photometric.offset, huber: huber)
+        let m = 5
+        var unit = [Double](repeating: 0, count: m); unit[2] = 1
+        guard e.count > 0, let column = solveSymmetric(e.normal, unit, size: m), column[2] > 0 else { return false }
+        let increase = rigid.p[2] * rigid.p[2] / column[2]
+        // Translation wins when its cost is below cost / (1 − margin): Σ w e² up by less than this.
+        let allowed = e.weightedSquares * (1 / ((1 - margin) * (1 - margin)) - 1)
+        return increase > 10 * allowed
+    }
+
+    /// Whether a fit from `start` may bring the robust relative residual below `target`: the
+    /// Gauss–Newton predicted decrease of Σ w e² (gᵀH⁻¹g, Nocedal & Wright 2006, 10.3), tripled for
+    /// safety, reaches the decrease the target needs (with Huber weights re-evaluated along the way,
+    /// the first step's prediction understated the fitted decrease by up to 1.7× on the bench pairs).
+    func mayLowerCost(_ start: NormalizedWarp, photometric: (gain: Double, offset: Double), huber: Double,
+                      below target: Double) -> Bool {
+        let e = normalEquations(start, gain: photometric.gain, offset: photometric.offset, huber: huber)
+        let m = start.model.parameterCount + 2
+        guard e.count > Double(4 * m), let step = solveSymmetric(e.normal, e.rhs, size: m) else { return true }
+        let predicted = zip(step, e.rhs).reduce(0) { $0 + $1.0 * $1.1 }
+        let needed = e.weightedSquares - target * target * e.templateSquares
+        return 3 * predicted >= needed
     }
 
     /// Huber's threshold 1.345 σ (Huber 1981), with the robust scale σ ≈ 1.2533 · mean|e| of Gaussian

@@ -43,6 +43,19 @@ enum RegistrationFeatures {
         }
     }
 
+    /// The three planes of a frame at a quarter of its size (`halvedChannels` halved again), in one
+    /// pass over the frame.
+    static func quarteredChannels(_ frame: LinearFrame) -> [GrayImage] {
+        let img = frame.image
+        let n = img.pixelCount
+        return img.samples.withUnsafeBufferPointer { s in
+            (0..<3).map { c in
+                GrayImage.downsampled4x(UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
+                                        width: img.width, height: img.height)
+            }
+        }
+    }
+
     /// The feature image of one pyramid level of the three channels.
     ///
     /// Each channel's `ε` keeps the logarithm away from the noise floor: 2% of the channel's mean
