@@ -186,6 +186,11 @@ struct FlatFieldCLITests {
         try expectBadInput(["calibrate", "flat-field", chart, "--camera", Self.camera, "--flash", Self.flash, "--flash-out", Self.flash],
                            mentions: ["is an input"])
         try expectBadInput(args(chart, ["--grid", "1x12"]), mentions: ["--grid"])
+        // A dark frame of another size is a one-line error, not a crash.
+        let smallDark = dir.appendingPathComponent("small-dark.tif").path
+        try TIFFWriter.write(PlanarImage(width: 64, height: 48, channelCount: 3, repeating: 1024), to: smallDark,
+                             options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        try expectBadInput(args(chart, ["--dark", smallDark]), mentions: ["small-dark.tif"])
         #expect(!FileManager.default.fileExists(atPath: out))
         // A profile whose map is malformed: fuse refuses it naming the file and the key.
         var profile = try JSONValue.read(path: Self.flash).object!

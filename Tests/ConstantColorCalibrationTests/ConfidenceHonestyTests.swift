@@ -14,16 +14,16 @@ import Testing
     @Test func chromaDeltaEIgnoresLightnessOnly() {
         let ref = SIMD3(50.0, 20, -10)
         for k in [0.3, 1.0, 2.5] {
-            #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(ref) * k, referenceLab: ref) < 1e-6)
+            #expect(ColorScience.chromaDeltaE2000(measuredXYZ: Self.xyz(ref) * k, referenceLab: ref) < 1e-6)
         }
         let shifted = SIMD3(50.0, 26, -10)
-        let e = ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(shifted) * 0.7, referenceLab: ref)
+        let e = ColorScience.chromaDeltaE2000(measuredXYZ: Self.xyz(shifted) * 0.7, referenceLab: ref)
         // Scaling XYZ by 0.7 changes L*, the per-pixel match brings it back: same as at equal L*.
         #expect(abs(e - ColorScience.ciede2000(shifted, ref)) < 1e-6 && e > 3)
         // A lightness-only difference is no difference.
-        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: Self.xyz(SIMD3(70, 0, 0)), referenceLab: SIMD3(40, 0, 0)) < 1e-6)
-        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: SIMD3(0.1, -0.01, 0.1), referenceLab: ref) == .infinity)
-        #expect(ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: SIMD3(.nan, 0.2, 0.1), referenceLab: ref) == .infinity)
+        #expect(ColorScience.chromaDeltaE2000(measuredXYZ: Self.xyz(SIMD3(70, 0, 0)), referenceLab: SIMD3(40, 0, 0)) < 1e-6)
+        #expect(ColorScience.chromaDeltaE2000(measuredXYZ: SIMD3(0.1, -0.01, 0.1), referenceLab: ref) == .infinity)
+        #expect(ColorScience.chromaDeltaE2000(measuredXYZ: SIMD3(.nan, 0.2, 0.1), referenceLab: ref) == .infinity)
     }
 
     /// Eight pixels: labelled 1 (L 50, a 20, b −10) or 2 (neutral L 70), one mixed (0).

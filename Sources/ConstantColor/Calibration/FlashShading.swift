@@ -51,12 +51,6 @@ public struct FlashShading: Sendable, Equatable {
         self.relativeWhite = relativeWhite; self.relativeLevel = relativeLevel; self.extra = extra
     }
 
-    /// A uniform map (no shading).
-    public static func uniform(columns: Int = 16, rows: Int = 12) -> FlashShading {
-        FlashShading(columns: columns, rows: rows, relativeWhite: Array(repeating: SIMD3(1, 1, 1), count: columns * rows),
-                     relativeLevel: Array(repeating: 1, count: columns * rows))
-    }
-
     /// Interpolation position along one axis: the lower node index and the (possibly extrapolating) weight.
     @inlinable static func axis(_ f: Double, nodes: Int) -> (Int, Double) {
         let g = f * Double(nodes) - 0.5

@@ -119,7 +119,7 @@ public enum FusionPipeline {
         var timings = StageTimer()
 
         // 2. Exposure normalization.
-        let F = ExposureNormalization.normalize(raw: flash.image, exposure: flash.exposure, camera: camera)
+        var F = ExposureNormalization.normalize(raw: flash.image, exposure: flash.exposure, camera: camera)
         let A = ExposureNormalization.normalize(raw: ambient.image, exposure: ambient.exposure, camera: camera)
         timings.lap("normalize")
 
@@ -154,18 +154,21 @@ public enum FusionPipeline {
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
                                                  colorimetricUncertainty: options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil).confidence
         timings.lap("confidence")
-        // 6b. The flash's colour shading across the frame (FlashShading), on D and the gap fill's flash frame.
-        var flashForFill = F.image
+        // 6b. The flash's colour shading across the frame (FlashShading), on D and on the flash frame
+        // the gap fill blends toward (F is not used uncorrected after this). It comes after the
+        // exposure and the confidence, which are computed on the uncorrected D: the colour gains are
+        // within a few percent of 1, but with `flattenFlashFalloff` the corners brighten after the
+        // exposure was chosen.
         if let shading = flashProfile.shading.map({ FlashShadingCorrection($0, flattenLevel: options.flattenFlashFalloff) }) {
-            shading.apply(to: &D.difference); shading.apply(to: &flashForFill); timings.lap("flashShading")
+            shading.apply(to: &D.difference); shading.apply(to: &F.image); timings.lap("flashShading")
         }
         let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
 
         // 7. Gap fill toward the flash frame, the global tone curve and γ 2.2, in one pass.
-        let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: flashForFill,
+        let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
                                                        confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
         let curve = ToneCurve()
-        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: flashForFill, confidence: confidence,
+        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: F.image, confidence: confidence,
                                           darkRoomMatrix: rendering.matrix(to: .rgb),
                                           flashMatrix: rendering.withScale(flashScale).matrix(to: .rgb), curve: curve)
         timings.lap("renderAndEncode")
@@ -194,7 +197,7 @@ public enum FusionPipeline {
                              flashFrameScale: flashScale,
                              flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),
             timingsSeconds: timings.seconds, inputs: [:])
-        report.confidenceCountsColorimetricUncertainty = options.countColorimetricUncertainty && flashProfile.colorimetricLookup != nil
+        report.confidenceCountsColorimetricUncertainty = options.countColorimetricUncertainty && flashProfile.colorimetricUncertainty != nil
         return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,
                             ambientRatio: ratio)

@@ -51,13 +51,13 @@ public struct ChartCalibration: Sendable {
     /// Max CIEDE2000 over the patches.
     public var maxDeltaE2000: Double { deltaE2000.max() ?? 0 }
     /// The matrix's error by colour, learned from the patches' ΔE00 chroma under the refined matrix
-    /// (`ConfidenceHonesty.chromaDeltaE2000`) over their flash-white-balanced camera chromaticity
+    /// (`ColorScience.chromaDeltaE2000`) over their flash-white-balanced camera chromaticity
     /// (`ColorimetricUncertainty`). In-sample residuals of a fit to these very patches: optimistic near
     /// them; away from them the largest error holds.
     public var colorimetricUncertainty: ColorimetricUncertainty {
         let balanced = patchCameraRGB.map { $0 / flashWhiteCameraRGB }
         let chroma = chart.patches.indices.map {
-            ConfidenceHonesty.chromaDeltaE2000(measuredXYZ: matrixToXYZD65 * balanced[$0], referenceLab: chart.patches[$0].labD65)
+            ColorScience.chromaDeltaE2000(measuredXYZ: matrixToXYZD65 * balanced[$0], referenceLab: chart.patches[$0].labD65)
         }
         return ColorimetricUncertainty(balanced: balanced, chromaDeltaE2000: chroma)
     }

@@ -50,19 +50,22 @@ public struct FlatFieldCalibration: Sendable {
         guard columns >= 2, rows >= 2, w / columns >= 4, h / rows >= 4 else {
             throw .tooSmall(file: file, width: w, height: h, columns: columns, rows: rows)
         }
-        if let dark { precondition(dark.width == w && dark.height == h && dark.channelCount == 3, "dark frame size") }
+        if let dark, dark.width != w || dark.height != h || dark.channelCount != 3 {
+            throw .darkMismatch(file: file, dark: "\(dark.width)x\(dark.height)x\(dark.channelCount)", capture: "\(w)x\(h)x3")
+        }
         let clipDN = Float(blackLevel + Self.clippingFraction * (whiteLevel - blackLevel))
         let black = Float(blackLevel)
         // Signal and validity per pixel.
         var signal = PlanarImage(width: w, height: h, channelCount: 3)
         var valid = [Bool](repeating: true, count: n)
         var clippedCount = 0
+        let offsets = dark?.samples ?? [Float](repeating: black, count: 3 * n)
         for i in 0..<n {
             var isClipped = false, isDark = false
             for c in 0..<3 {
                 let v = capture.samples[c * n + i]
                 if v >= clipDN { isClipped = true }
-                let s = v - (dark?.samples[c * n + i] ?? black)
+                let s = v - offsets[c * n + i]
                 if s <= 0 { isDark = true }
                 signal.samples[c * n + i] = s
             }
@@ -184,6 +187,8 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
     case tooDark(file: String, medianSignalDN: Double, rangeDN: Double)
     /// It does not look like a uniform card.
     case notUniform(file: String, reason: String)
+    /// The dark frame's size or channels differ from the capture's.
+    case darkMismatch(file: String, dark: String, capture: String)
 
     public var description: String {
         switch self {
@@ -196,6 +201,8 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
             return String(format: "%@: the flat field is too dark (median green signal %.0f DN, under 2 %% of the %.0f DN range); expose the card brighter", f, s, r)
         case .notUniform(let f, let why):
             return "\(f): does not look like a uniform grey card filling the frame: \(why)"
+        case .darkMismatch(let f, let d, let c):
+            return "\(f): the dark frame is \(d) (width x height x channels) but the capture is \(c); they must match"
         }
     }
 }

@@ -80,16 +80,6 @@ public struct ConfidenceHonesty: Sendable, Equatable {
         ])
     }
 
-    /// ΔE00 chroma of a measured XYZ (D65, any scale) against a reference L*a*b* (D65): +∞ when the
-    /// measured Y is not positive or a component is not finite.
-    public static func chromaDeltaE2000(measuredXYZ m: SIMD3<Double>, referenceLab r: SIMD3<Double>) -> Double {
-        guard m.x.isFinite, m.y.isFinite, m.z.isFinite, m.y > 0 else { return .infinity }
-        let white = ColorScience.whiteD65XYZ
-        let yRef = ColorScience.xyz(fromLab: r, white: white).y
-        let lab = ColorScience.lab(fromXYZ: m * (yRef / m.y), white: white)
-        return ColorScience.ciede2000(SIMD3(r.x, lab.y, lab.z), r)
-    }
-
     /// Why the honesty cannot be measured.
     public enum Failure: Error, Equatable, CustomStringConvertible {
         /// The label map's size differs from the output's.
@@ -128,7 +118,7 @@ public struct ConfidenceHonesty: Sendable, Equatable {
                 if label == mixedLabel { continue }
                 guard let r = referenceLab[label] else { throw .unknownLabel(file: file, label: label) }
                 let m = SIMD3(Double(linearXYZ[x, y, 0]), Double(linearXYZ[x, y, 1]), Double(linearXYZ[x, y, 2]))
-                let e = chromaDeltaE2000(measuredXYZ: m, referenceLab: r)
+                let e = ColorScience.chromaDeltaE2000(measuredXYZ: m, referenceLab: r)
                 let c = Double(confidence[x, y, 0])
                 t.labelledPixelCount += 1
                 if c >= confidentThreshold {

@@ -26,6 +26,18 @@ public enum ColorScience {
         return SIMD3(lab.L, lab.a, lab.b)
     }
 
+    /// "ΔE00 chroma" (issue 7): CIEDE2000 (CIE 142:2001) between the reference L*a*b* (D65) and the
+    /// measured XYZ scaled to the reference's Y, so that only chroma and hue count (a pixel darkened
+    /// by the flash fall-off is not miscoloured). Infinite when the measurement has no chromaticity
+    /// (Y not positive or not finite). Used by the honesty metric and by the colorimetric
+    /// uncertainty learned at calibration, which must measure the same quantity.
+    public static func chromaDeltaE2000(measuredXYZ m: SIMD3<Double>, referenceLab r: SIMD3<Double>) -> Double {
+        guard m.x.isFinite, m.y.isFinite, m.z.isFinite, m.y > 0 else { return .infinity }
+        let yRef = xyz(fromLab: r, white: whiteD65XYZ).y
+        let lab = lab(fromXYZ: m * (yRef / m.y), white: whiteD65XYZ)
+        return ciede2000(SIMD3(r.x, lab.y, lab.z), r)
+    }
+
     /// CIE XYZ (Y of white = 1) of CIE 1976 L*a*b* `lab` relative to the reference white
     /// `white` (CIE 15:2004 section 8.2.1, inverse; `cmsLab2XYZ`).
     public static func xyz(fromLab lab: SIMD3<Double>, white: SIMD3<Double>) -> SIMD3<Double> {

@@ -51,11 +51,8 @@ public struct SpectralCalibration: Sendable {
         }
         let et = errors(training.members), ec = errors(library.colorChecker.members)
         // ΔE00 chroma per training sample: the rendering scaled to the true Y (see ColorimetricUncertainty).
-        let chroma = zip(b, t).map { bi, ti -> Double in
-            let p = matrix * bi
-            guard p.y > 0 else { return .infinity }
-            let lab = ColorScience.lab(fromXYZ: p * (ti.y / p.y), white: white), ref = ColorScience.lab(fromXYZ: ti, white: white)
-            return ColorScience.ciede2000(SIMD3(ref.x, lab.y, lab.z), ref)
+        let chroma = zip(b, t).map { bi, ti in
+            ColorScience.chromaDeltaE2000(measuredXYZ: matrix * bi, referenceLab: ColorScience.lab(fromXYZ: ti, white: white))
         }
         colorimetricUncertainty = ColorimetricUncertainty(balanced: b, chromaDeltaE2000: chroma)
         trainingMeanDeltaE2000 = et.reduce(0, +) / Double(et.count)

@@ -10,19 +10,20 @@ import Foundation
 /// steady. `r(y) = r₀ + Δ(y)`:
 /// - `Δ(y)`, flicker banding: under 100/120 Hz or PWM light each row of a rolling-shutter frame
 ///   integrates a different part of the light's cycle, a sinusoid in the row index (Poplin 2006,
-///   "An automatic flicker detection method for embedded camera systems"). Away from edges the
-///   ratio `Q = F/A = D/A + r(y)` varies with y only through the smooth `D/A` and `r(y)`; the row
-///   medians of `∂Q/∂y` are fitted with a cubic trend plus up to three sinusoids of free frequency,
-///   each kept only when an F-test shows it (`RowBandingFit`).
-/// - `r₀`, the exposure ratio: across an edge of the ambient light alone (a shadow's penumbra,
-///   Tappen, Freeman & Adelson 2005 tell such shading edges from reflectance edges) the surface and
-///   the flash do not change, so `∇F = r·∇A` there, while across a reflectance edge `∇F/∇A ≈ F/A`.
-///   `r₀` is the weighted median of `∇F·∇A / |∇A|²` over the gradients that are clearly not
-///   reflectance edges (`IlluminationEdgeRatio`).
-/// Both run on a block-averaged copy of the frames (about 200 rows) so that hand-shake blur and
-/// noise shrink below a pixel. Where no illumination edge is found, `r₀` stays at the metadata's 1
-/// and its uncertainty is `metadataUncertainty` — said in `source`, never silently; the same when
-/// the edges measure r₀ less precisely than EXIF is known (their standard error is larger).
+///   "An automatic flicker detection method for embedded camera systems"). Each pixel's change of
+///   `Q = F/A` down the frame is regressed on the flash fall-off's share (proportional to `D/A`)
+///   plus up to three sinusoids of free frequency, each kept only when an F-test shows it
+///   (`RowBandingFit`).
+/// - `r₀`, the exposure ratio: across an edge of the ambient light alone (a shadow's penumbra) the
+///   surface does not change and the flash changes only smoothly, so `F − Δ·A` follows `r₀·A` plus a
+///   line along a short profile, in every channel alike; reflectance edges give each channel its own
+///   `D/A` (`IlluminationEdgeRatio`).
+/// Both run on a block-averaged copy of the frames (`ReducedFramePair`, about 200 rows; the edges on
+/// it halved once more) so that hand-shake blur and noise shrink below a pixel. Where no
+/// illumination edge is found, `r₀` stays at the metadata's 1 and its uncertainty is
+/// `metadataUncertainty` — said in `source`, never silently; the same when the edges measure r₀ less
+/// precisely than EXIF is known (their standard error is larger; `edgeSampleCount` then still says
+/// how many profiles were measured).
 public struct AmbientRatioEstimate: Sendable, Equatable {
     /// Where `baseRatio` comes from.
     public enum Source: String, Sendable, Codable {
@@ -42,7 +43,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var rowRatios: [Float]
     /// Relative standard uncertainty of `r(y)` (exposure ratio and banding together).
     public var relativeUncertainty: Double
-    /// Number of illumination-edge profiles `r₀` was measured on (0 when it comes from EXIF).
+    /// Number of illumination-edge profiles measured (also when EXIF was kept as more precise; 0: none).
     public var edgeSampleCount: Int
 
     /// Mean of `r(y)` over the rows.
@@ -72,8 +73,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         if let e = edges, e.standardError / e.ratio < metadataUncertainty {
             base = e.ratio; source = .illuminationEdges; baseSigma = e.standardError / e.ratio
         }
-        // Banding is fitted as an absolute addition to r; it is rescaled with r₀ when the fit was made
-        // against r = 1 (the fit measures ∂Q/∂y, which does not depend on r₀).
+        // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
+        // is added to r₀ as it is.
         var rows = [Float](repeating: 0, count: h)
         for y in 0..<h {
             let t = (Double(y) + 0.5) / Double(h)
@@ -81,7 +82,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
-                                    relativeUncertainty: sigma, edgeSampleCount: source == .illuminationEdges ? edges?.sampleCount ?? 0 : 0)
+                                    relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0)
     }
 }
 

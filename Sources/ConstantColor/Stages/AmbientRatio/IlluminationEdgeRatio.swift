@@ -7,7 +7,7 @@ import Foundation
 /// fall-off), so along a short profile across the edge `F′(s) = α + β·s + r₀·A(s)`; across a
 /// reflectance edge `F′` follows `A` with the factor `Q = F′/A` instead (Tappen, Freeman & Adelson
 /// 2005 tell shading from reflectance derivatives the same way). Each pixel gives, per channel, the
-/// regression coefficient g of F′ on A along a 7-pixel profile on the axis of A's larger change,
+/// regression coefficient g of F′ on A along an 11-pixel profile on the axis of A's larger change,
 /// after removing each profile's least-squares line (which takes the fall-off's gradient). An
 /// illumination edge gives the same g in every channel, even under coloured shadows; a reflectance
 /// edge gives each channel its own `D_c/A_c` — the channels must agree (χ², 99 %). Illumination edges
@@ -24,14 +24,12 @@ enum IlluminationEdgeRatio {
     static let range = 0.6...1.4
 
     /// Removes the least-squares line from a profile sampled at s = −reach…reach, in place.
-    @discardableResult
-    static func detrended(_ v: inout [Double]) -> Double {
+    static func detrended(_ v: inout [Double]) {
         let n = v.count, reach = n / 2
         var mean = 0.0, slope = 0.0, ss = 0.0
         for i in 0..<n { let t = Double(i - reach); mean += v[i]; slope += t * v[i]; ss += t * t }
         mean /= Double(n); slope /= ss
         for i in 0..<n { v[i] -= mean + slope * Double(i - reach) }
-        return mean
     }
 
     /// `interpolationVariance`: per axis, the full-resolution pixels² by which resampling blurred

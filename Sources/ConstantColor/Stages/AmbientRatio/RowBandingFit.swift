@@ -67,7 +67,7 @@ struct RowBandingFit {
         while found.count < maximumComponents {
             let base = current
             // Coarse scan of the rows' residual periodogram (a 2-parameter fit per frequency, Lomb
-            // 1976 / Scargle 1982), then golden-section refinement of the joint fit around the best.
+            // 1976 / Scargle 1982), then golden-section refinement (Kiefer 1953) of the joint fit around the best.
             let residuals = base.groupResiduals(stats, frequencies: found)
             let step = 0.1          // a periodogram peak is about one cycle per frame wide
             var best: (nu: Double, gain: Double)? = nil
