@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ConstantColor
 
 @Suite("Colorimetric uncertainty of the flash matrix")
@@ -125,5 +126,42 @@ struct ColorimetricUncertaintyTests {
         #expect(redAfter < 0.205)
         // σ_cal ≈ 0.3 costs the neutral at most 1/(1 + 0.01) of its confidence, about 1 %.
         #expect(neutralAfter > 0.8 && neutralAfter > neutralBefore * 0.98)
+    }
+
+    /// The kernel's SIMD lookup (`Confidence.CalibrationGrid`, Float, bilinear in the node variances)
+    /// and the map's own `rms(at:)` (Double) are two implementations of one function: they must agree
+    /// on random colours, including ones outside the grid's domain (clamped) and grey (the white).
+    @Test("the confidence kernel's SIMD lookup equals rms(at:)² on random colours")
+    func simdLookupMatchesTheMap() throws {
+        var rng = SplitMix64(seed: 0xC011_0001)
+        func u() -> Double { Double(rng.next() >> 11) * 0x1.0p-53 }
+        let size = 13
+        let map = ColorimetricUncertainty(gridSize: size, bandwidth: 0.02, priorWeight: 0.1, sampleCount: 1,
+                                          maxChromaDeltaE2000: 8, rmsChromaDeltaE2000: (0..<(size * size)).map { _ in 8 * u() })
+        let white = SIMD3<Double>(0.55, 1, 0.9)
+        let lookup = map.lookup(flashWhiteCameraRGB: white)
+        try lookup.variance.withUnsafeBufferPointer { nodes in
+            let grid = Confidence.CalibrationGrid(nodes: nodes.baseAddress, size: size, inverseWhite: lookup.inverseWhite)
+            for _ in 0..<200 {
+                var r = SIMD8<Float>(), g = r, b = r
+                var expected = [Double](repeating: 0, count: 8)
+                for k in 0..<8 {
+                    // Camera RGB of a balanced colour; a few deliberately non-physical (negative) ones.
+                    let balanced = SIMD3(u() * 1.2 - 0.1, u(), u() * 1.2 - 0.1) * (0.1 + 3 * u())
+                    let camera = balanced * white
+                    r[k] = Float(camera.x); g[k] = Float(camera.y); b[k] = Float(camera.z)
+                    // The kernel takes the colour as Float: compare against the same rounded input.
+                    let rounded = SIMD3(Double(r[k]), Double(g[k]), Double(b[k])) / white
+                    let c = ColorimetricUncertainty.chromaticity(balanced: rounded) ?? SIMD2(1.0 / 3, 1.0 / 3)
+                    let rms = map.rms(at: c)
+                    expected[k] = rms * rms
+                }
+                let got = grid.variance(r, g, b)
+                for k in 0..<8 {
+                    #expect(abs(Double(got[k]) - expected[k]) <= 1e-4 * max(1, expected[k]),
+                            "lane \(k): SIMD \(got[k]) vs map \(expected[k])")
+                }
+            }
+        }
     }
 }
