@@ -71,11 +71,8 @@ public enum Registration {
         // A frame larger than the working size is halved (or quartered) straight from its planes, in
         // one pass and without full-size copies.
         func working(_ frame: LinearFrame) -> [GrayImage] {
-            switch halvings {
-            case 0: return RegistrationFeatures.channels(frame)
-            case 1: return RegistrationFeatures.halvedChannels(frame)
-            default: return RegistrationFeatures.quarteredChannels(frame)
-            }
+            halvings == 0 ? RegistrationFeatures.channels(frame)
+                          : RegistrationFeatures.reducedChannels(frame, halvings: min(halvings, 2))
         }
         var flashLevels = [working(flash)], ambientLevels = [working(ambient)]
         for _ in 0..<min(halvings, 2) { readF /= 2; readA /= 2 }

@@ -31,27 +31,17 @@ enum RegistrationFeatures {
         }
     }
 
-    /// The three planes of a frame at half resolution (2×2 means), read straight from the frame.
-    static func halvedChannels(_ frame: LinearFrame) -> [GrayImage] {
+    /// The three planes of a frame reduced by 2×2 means `halvings` times (1 or 2), read straight
+    /// from the frame in one pass.
+    static func reducedChannels(_ frame: LinearFrame, halvings: Int) -> [GrayImage] {
+        precondition(halvings == 1 || halvings == 2)
         let img = frame.image
         let n = img.pixelCount
         return img.samples.withUnsafeBufferPointer { s in
             (0..<3).map { c in
-                GrayImage.downsampled2x(UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
-                                        width: img.width, height: img.height)
-            }
-        }
-    }
-
-    /// The three planes of a frame at a quarter of its size (`halvedChannels` halved again), in one
-    /// pass over the frame.
-    static func quarteredChannels(_ frame: LinearFrame) -> [GrayImage] {
-        let img = frame.image
-        let n = img.pixelCount
-        return img.samples.withUnsafeBufferPointer { s in
-            (0..<3).map { c in
-                GrayImage.downsampled4x(UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
-                                        width: img.width, height: img.height)
+                let plane = UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)])
+                return halvings == 1 ? GrayImage.downsampled2x(plane, width: img.width, height: img.height)
+                                     : GrayImage.downsampled4x(plane, width: img.width, height: img.height)
             }
         }
     }
