@@ -36,7 +36,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The test targets' shared deterministic generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ConstantColorSynth"], path: "Tests/TestSupport"),
         .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "TestSupport"]),
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF", "TestSupport"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor"]),

@@ -80,7 +80,7 @@ public enum ValidationRun {
             ambientFromFlash: result.registration.ambientFromFlash,
             outputLabels: masks.flash, ambientLabels: masks.ambient, file: path("flash.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
-                                    confidence: result.confidence)
+                                    confidence: result.confidence, flashLabels: masks.flash)
         let exposure = truth.object?["exposure"]?.object
         score.exposureRatio = ExposureRatioScore(
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
@@ -114,23 +114,29 @@ public enum ValidationRun {
         }
         func mask(_ key: String) throws -> PatchLabelMask? {
             guard labels.object?[key] != nil else { return nil }
-            let file = (folder as NSString).appendingPathComponent(try reader.string(key))
-            let map = try TIFFReader.read(path: file).image
-            guard map.channelCount == 1 else { throw Failure.notSingleChannel(file: file) }
+            let (map, file) = try labelMap(reader, key: key, folder: folder)
             return PatchLabelMask(map: map, labels: patchLabels, file: file)
         }
         guard let flashMask = try mask("flash") else { throw JSONFileError.missingKey(file: truthPath, key: "labels.flash") }
         return (flashMask, try mask("ambient"))
     }
 
+    /// Reads the label map truth names under `labels.<key>` (single channel) and its path.
+    static func labelMap(_ labels: JSONObjectReader, key: String, folder: String) throws -> (PlanarImage, String) {
+        let file = (folder as NSString).appendingPathComponent(try labels.string(key))
+        let map = try TIFFReader.read(path: file).image
+        guard map.channelCount == 1 else { throw Failure.notSingleChannel(file: file) }
+        return (map, file)
+    }
+
     /// The confidence honesty of a fused condition when its truth names a label map
     /// (`labels.flash`) and the materials' reference colours (`materials[]`: `label`, `labD65`);
     /// nil when it does not.
+    /// `flashLabels`: the flash label map when the caller has read it already (`patchLabelMasks`).
     public static func honesty(truth: JSONValue, truthPath: String, folder: String, linearXYZ: PlanarImage,
-                               confidence: PlanarImage) throws -> ConfidenceHonesty? {
+                               confidence: PlanarImage, flashLabels: PatchLabelMask? = nil) throws -> ConfidenceHonesty? {
         guard let labels = truth.object?["labels"] else { return nil }
         let reader = try JSONObjectReader(labels, file: truthPath, prefix: "labels.")
-        let file = (folder as NSString).appendingPathComponent(try reader.string("flash"))
         let mixed = Int(try reader.optionalNumber("mixedLabel") ?? 0)
         guard let materials = truth.object?["materials"]?.array else {
             throw JSONFileError.missingKey(file: truthPath, key: "materials")
@@ -141,8 +147,7 @@ public enum ValidationRun {
             let lab = try r.numbers("labD65", count: 3)
             reference[Int(try r.number("label"))] = SIMD3(lab[0], lab[1], lab[2])
         }
-        let map = try TIFFReader.read(path: file).image
-        guard map.channelCount == 1 else { throw Failure.notSingleChannel(file: file) }
+        let (map, file) = try flashLabels.map { ($0.map, $0.file) } ?? labelMap(reader, key: "flash", folder: folder)
         return try ConfidenceHonesty.measure(linearXYZ: linearXYZ, confidence: confidence, labels: map,
                                              referenceLab: reference, mixedLabel: mixed, file: file)
     }

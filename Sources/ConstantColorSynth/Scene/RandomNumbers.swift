@@ -1,12 +1,15 @@
 import Foundation
 
 /// SplitMix64 (Steele, Lea, Flood 2014, "Fast splittable pseudorandom number generators", OOPSLA):
-/// used only to expand a seed into independent xoshiro states.
-public struct SplitMix64: Sendable {
+/// expands a seed into independent xoshiro states, draws the synthetic effects' parameters, and is
+/// the test targets' generator (`TestSupport`).
+public struct SplitMix64: Sendable, RandomNumberGenerator {
     /// The state.
     public var state: UInt64
     /// Creates the generator.
     public init(seed: UInt64) { state = seed }
+    /// The same, with the state named as such.
+    public init(state: UInt64) { self.state = state }
     /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
