@@ -22,7 +22,7 @@ public struct PlanarImage: Sendable, Equatable {
         self.width = width
         self.height = height
         self.channelCount = channelCount
-        self.samples = [Float](repeating: value, count: width * height * channelCount)
+        self.samples = largeArray(repeating: value, count: width * height * channelCount)
     }
 
     /// An image whose samples are left unset, for kernels that write every sample before anything
@@ -32,8 +32,7 @@ public struct PlanarImage: Sendable, Equatable {
         self.width = width
         self.height = height
         self.channelCount = channelCount
-        let count = width * height * channelCount
-        self.samples = [Float](unsafeUninitializedCapacity: count) { _, n in n = count }
+        self.samples = uninitializedLargeArray(count: width * height * channelCount)
     }
 
     /// An image wrapping existing planar samples; `samples.count` must equal `width * height * channelCount`.

@@ -19,6 +19,13 @@ public struct RawFrame: Sendable {
     public init(image: PlanarImage, exposure: ExposureSettings, name: String) {
         self.image = image; self.exposure = exposure; self.name = name
     }
+
+    /// Moves the image out, leaving an empty one, so that its buffer can be reused in place.
+    mutating func takeImage() -> PlanarImage {
+        var taken = PlanarImage(width: 0, height: 0, channelCount: image.channelCount)
+        swap(&taken, &image)
+        return taken
+    }
 }
 
 /// Options of `FusionPipeline.run`.
@@ -100,11 +107,13 @@ public struct FusionResult: Sendable {
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
 public enum FusionPipeline {
     /// Runs normalization, registration, dark-room estimate, rendering, confidence, gap fill and
-    /// the summary on a decoded pair.
-    public static func run(flash: RawFrame, ambient: RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
+    /// the summary on a decoded pair. The frames are consumed: when the caller hands over their
+    /// only references, normalization works in place instead of holding a second copy of each.
+    public static func run(flash: consuming RawFrame, ambient: consuming RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
                            options: FusionOptions = FusionOptions()) throws -> FusionResult {
-        for f in [flash, ambient] where f.image.channelCount != 3 {
-            throw FusionError.notRGB(name: f.name, channels: f.image.channelCount)
+        for (name, channels) in [(flash.name, flash.image.channelCount), (ambient.name, ambient.image.channelCount)]
+        where channels != 3 {
+            throw FusionError.notRGB(name: name, channels: channels)
         }
         guard flash.image.width == ambient.image.width, flash.image.height == ambient.image.height else {
             throw FusionError.sizeMismatch(flash: flash.name, ambient: ambient.name,
@@ -118,9 +127,12 @@ public enum FusionPipeline {
         _ = try ambient.exposure.validated()
         var timings = StageTimer()
 
-        // 2. Exposure normalization.
-        var F = ExposureNormalization.normalize(raw: flash.image, exposure: flash.exposure, camera: camera)
-        let A = ExposureNormalization.normalize(raw: ambient.image, exposure: ambient.exposure, camera: camera)
+        let width = flash.image.width, height = flash.image.height
+        let flashExposure = flash.exposure, ambientExposure = ambient.exposure
+
+        // 2. Exposure normalization (in place: the raw samples are not used again).
+        var F = ExposureNormalization.normalize(raw: flash.takeImage(), exposure: flashExposure, camera: camera)
+        let A = ExposureNormalization.normalize(raw: ambient.takeImage(), exposure: ambientExposure, camera: camera)
         timings.lap("normalize")
 
         // 3. Registration.
@@ -185,10 +197,10 @@ public enum FusionPipeline {
         for f in D.flags where f & (PixelFlag.flashClipped | PixelFlag.ambientClipped) != 0 { either += 1 }
         var report = FusionReport(
             version: ConstantColorVersion.current,
-            width: flash.image.width, height: flash.image.height,
+            width: width, height: height,
             centerWeightedMeanConfidence: mean, threshold: options.threshold, decision: decision,
-            registration: .init(registration, width: flash.image.width, height: flash.image.height),
-            exposure: .init(flash: flash.exposure, ambient: ambient.exposure, ambientRatio: ratio),
+            registration: .init(registration, width: width, height: height),
+            exposure: .init(flash: flashExposure, ambient: ambientExposure, ambientRatio: ratio),
             clippedFraction: .init(flash: F.clippedFraction, ambient: A.clippedFraction,
                                    either: Double(either) / Double(max(1, D.flags.count))),
             rendering: .init(primaries: options.primaries.rawValue, linearSpace: options.linearSpace.rawValue,

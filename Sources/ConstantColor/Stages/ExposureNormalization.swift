@@ -26,8 +26,8 @@ public struct FrameNoise: Sendable, Equatable {
         varianceOffset + varianceSlope * max(0, v)
     }
 
-    /// The same for eight samples (the SIMD kernels' vector).
-    @inlinable public func variance(_ v: SIMD8<Float>) -> SIMD8<Float> {
+    /// The same for a vector of samples (the SIMD kernels').
+    @inline(__always) @inlinable public func variance<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
         varianceOffset + varianceSlope * v.replacing(with: 0, where: v .< 0)
     }
 }
@@ -67,30 +67,29 @@ public enum ExposureNormalization {
     public static let clippingFraction: Double = 0.98
 
     /// Normalizes a decoded frame in data numbers (3 planes) with the camera's levels and noise.
-    public static func normalize(raw: PlanarImage, exposure: ExposureSettings, camera: CameraProfile) -> LinearFrame {
+    /// The samples are rewritten in place when the caller hands over the only reference to them
+    /// (`consuming`; a shared buffer is copied first, as any mutation of a shared array is).
+    public static func normalize(raw: consuming PlanarImage, exposure: ExposureSettings, camera: CameraProfile) -> LinearFrame {
         precondition(raw.channelCount == 3, "camera RGB has 3 channels")
         let black = Float(camera.blackLevel)
         let clipDN = Float(camera.blackLevel + clippingFraction * (camera.whiteLevel - camera.blackLevel))
         let inverseScale = Float(1 / exposure.radiometricScale)
         let n = raw.pixelCount
         let width = raw.width
-        var out = PlanarImage(width: raw.width, height: raw.height, channelCount: 3, uninitialized: ())
-        var clipped = [UInt8](repeating: 0, count: n)
-        raw.samples.withUnsafeBufferPointer { src in
-            out.samples.withUnsafeMutableBufferPointer { dstBuffer in
-                clipped.withUnsafeMutableBufferPointer { clipBuffer in
-                    let dst = SharedMutableBuffer(dstBuffer)
-                    let clip = SharedMutableBuffer(clipBuffer)
-                    let source = UncheckedSendableBox(src)
-                    forEachRowBand(rowCount: raw.height) { rows in
-                        let s = source.value
-                        for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
-                            let r = s[i], g = s[n + i], b = s[2 * n + i]
-                            clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN) ? 1 : 0
-                            dst[i] = (r - black) * inverseScale
-                            dst[n + i] = (g - black) * inverseScale
-                            dst[2 * n + i] = (b - black) * inverseScale
-                        }
+        let height = raw.height
+        var out = raw
+        var clipped: [UInt8] = uninitializedLargeArray(count: n)
+        out.samples.withUnsafeMutableBufferPointer { dstBuffer in
+            clipped.withUnsafeMutableBufferPointer { clipBuffer in
+                let dst = SharedMutableBuffer(dstBuffer)
+                let clip = SharedMutableBuffer(clipBuffer)
+                forEachRowBand(rowCount: height) { rows in
+                    for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
+                        let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
+                        clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN) ? 1 : 0
+                        dst[i] = (r - black) * inverseScale
+                        dst[n + i] = (g - black) * inverseScale
+                        dst[2 * n + i] = (b - black) * inverseScale
                     }
                 }
             }

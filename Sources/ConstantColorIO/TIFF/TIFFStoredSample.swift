@@ -106,18 +106,3 @@ struct NSLockBox: @unchecked Sendable {
         return body()
     }
 }
-
-/// Asks the kernel to back the page-aligned interior of a large, not yet touched buffer with
-/// transparent huge pages (Linux `madvise(MADV_HUGEPAGE)`), so that filling it costs one page
-/// fault per 2 MiB instead of one per 4 KiB. A hint only: nothing changes where it is not
-/// supported.
-func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-    #if os(Linux)
-    let hugePage = 2 << 20
-    guard buffer.count >= 4 * hugePage, let base = buffer.baseAddress else { return }
-    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
-    let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
-    guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(pointer, end - start, MADV_HUGEPAGE)
-    #endif
-}

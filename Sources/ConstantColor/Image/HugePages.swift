@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks the kernel to back the 2 MiB-aligned interior of a large, not yet touched buffer with
+/// transparent huge pages (Linux `madvise(MADV_HUGEPAGE)`, for systems whose THP mode is
+/// `madvise`), so that filling it costs one page fault per 2 MiB instead of one per 4 KiB: at
+/// 12 MP a frame is 145 MB, and the 4 KiB faults of a dozen such buffers were a fifth of the
+/// pipeline's CPU time. A hint only: nothing changes where it is not supported.
+public func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+    #if os(Linux)
+    let hugePage = 2 << 20
+    guard buffer.count >= 4 * hugePage, let base = buffer.baseAddress else { return }
+    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
+    let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
+    guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(pointer, end - start, MADV_HUGEPAGE)
+    #endif
+}
+
+/// A large array whose elements are left unset (for kernels that write every element before
+/// anything reads one), advised onto huge pages before it is touched.
+@inlinable public func uninitializedLargeArray<T: BitwiseCopyable>(_: T.Type = T.self, count: Int) -> [T] {
+    [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+        initialized = count
+    }
+}
+
+/// A large array filled with `value`, advised onto huge pages before it is filled.
+@inlinable public func largeArray<T: BitwiseCopyable>(repeating value: T, count: Int) -> [T] {
+    [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+        if count > 0 { buffer.baseAddress!.initialize(repeating: value, count: count) }
+        initialized = count
+    }
+}
