@@ -93,16 +93,41 @@ public enum Confidence {
                 coefficients.initialize(repeating: 0, count: 9 * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
-                // Inputs and outputs of the partial vector at the row's end.
+                let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
+                // Inputs of the partial vector at the row's end.
                 let tailIn = UnsafeMutablePointer<Float>.allocate(capacity: 6 * Lanes.scalarCount)
-                let tailOut = UnsafeMutablePointer<Float>.allocate(capacity: 10 * Lanes.scalarCount)
                 defer {
-                    row.deallocate(); coefficients.deallocate(); invalid.deallocate()
-                    tailIn.deallocate(); tailOut.deallocate()
+                    row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
+                    tailIn.deallocate()
                 }
                 for y in rows {
                     model.verticalRow(y, into: row, planes: planes.baseAddress!)
-                    for x in 0..<w {
+                    // Horizontal interpolation and normalization by the interpolated weight. With 2×2
+                    // blocks, pixel 2k takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1
+                    // (GuidedModel.taps): sixteen pixels from three shifted loads of eight samples.
+                    var vectorPixels = 0..<0
+                    if model.subsampling == 2 && lw >= 10 {
+                        let kEnd = 1 + (lw - 2) / 8 * 8
+                        @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
+                            let p = UnsafeRawPointer(row + j * lw + k)
+                            let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
+                            let at = p.loadUnaligned(as: SIMD8<Float>.self)
+                            let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
+                            var v = SIMD16<Float>()
+                            v.evenHalf = 0.25 * before + 0.75 * at
+                            v.oddHalf = 0.75 * at + 0.25 * after
+                            return v
+                        }
+                        for k in stride(from: 1, to: kEnd, by: 8) {
+                            let inverseWeight = 1 / interpolated(9, k)
+                            for j in 0..<9 {
+                                UnsafeMutableRawPointer(coefficients + j * padded + 2 * k)
+                                    .storeBytes(of: interpolated(j, k) * inverseWeight, as: SIMD16<Float>.self)
+                            }
+                        }
+                        vectorPixels = 2..<(2 * kEnd)
+                    }
+                    for x in 0..<w where !vectorPixels.contains(x) {
                         let l0 = x0[x], l1 = x1[x], t = tx[x]
                         @inline(__always) func sample(_ j: Int) -> Float {
                             let a = row[j * lw + l0]
@@ -112,57 +137,84 @@ public enum Confidence {
                         for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
                     }
                     // Clipped or no ambient sample within one pixel: no information.
+                    // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns.)
                     let yUp = max(0, y - 1) * w, yDown = min(h - 1, y + 1) * w, yRow = y * w
-                    for x in 0..<w {
-                        let xl = max(0, x - 1), xr = min(w - 1, x + 1)
-                        let bad = flags[yUp + xl] | flags[yUp + x] | flags[yUp + xr]
-                            | flags[yRow + xl] | flags[yRow + x] | flags[yRow + xr]
-                            | flags[yDown + xl] | flags[yDown + x] | flags[yDown + xr]
-                        invalid[x] = bad != 0 ? 1 : 0
+                    for x in 0..<w { columnFlags[x] = flags[yUp + x] | flags[yRow + x] | flags[yDown + x] }
+                    invalid[0] = (columnFlags[0] | columnFlags[min(1, w - 1)]) != 0 ? 1 : 0
+                    if w > 2 {
+                        for x in 1..<(w - 1) {
+                            invalid[x] = (columnFlags[x - 1] | columnFlags[x] | columnFlags[x + 1]) != 0 ? 1 : 0
+                        }
                     }
-                    let fBase = f.baseAddress! + yRow, dBase = d.base + yRow
-                    var x = 0
-                    while x < w {
-                        let full = x + Lanes.scalarCount <= w
-                        @inline(__always) func load(_ p: UnsafePointer<Float>, _ slot: Int) -> Lanes {
-                            if full { return UnsafeRawPointer(p + x).loadUnaligned(as: Lanes.self) }
-                            let tail = tailIn + slot * Lanes.scalarCount
-                            for k in 0..<Lanes.scalarCount { tail[k] = x + k < w ? p[x + k] : 0 }
-                            return UnsafeRawPointer(tail).loadUnaligned(as: Lanes.self)
-                        }
-                        let fr = load(fBase, 0), fg = load(fBase + n, 1), fb = load(fBase + 2 * n, 2)
-                        let dr = load(UnsafePointer(dBase), 3), dg = load(UnsafePointer(dBase + n), 4),
-                            db = load(UnsafePointer(dBase + 2 * n), 5)
-                        @inline(__always) func coefficient(_ j: Int) -> Lanes {
-                            UnsafeRawPointer(coefficients + j * padded + x).loadUnaligned(as: Lanes.self)
-                        }
-                        let r = kernel(f: (fr, fg, fb), d: (dr, dg, db),
-                                       a: (coefficient(0), coefficient(3), coefficient(6)),
-                                       b: (coefficient(1), coefficient(4), coefficient(7)),
-                                       sd: (coefficient(2), coefficient(5), coefficient(8)),
-                                       invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants,
-                                       calibration: calibration)
-                        @inline(__always) func store(_ v: Lanes, _ buffer: SharedMutableBuffer<Float>, _ offset: Int) {
-                            if full {
-                                UnsafeMutableRawPointer(buffer.base + offset + x).storeBytes(of: v, as: Lanes.self)
-                            } else {
-                                for lane in 0..<(w - x) { buffer[offset + x + lane] = v[lane] }
-                            }
-                        }
-                        store(r.value.0, d, yRow); store(r.value.1, d, n + yRow); store(r.value.2, d, 2 * n + yRow)
-                        store(r.confidence, o, yRow)
-                        if record {
-                            store(r.independent.0, vOut, yRow); store(r.independent.1, vOut, n + yRow)
-                            store(r.independent.2, vOut, 2 * n + yRow)
-                            store(r.guideGain.0, gOut, yRow); store(r.guideGain.1, gOut, n + yRow)
-                            store(r.guideGain.2, gOut, 2 * n + yRow)
-                        }
-                        x += Lanes.scalarCount
-                    }
+                    invalid[w - 1] = (columnFlags[max(0, w - 2)] | columnFlags[w - 1]) != 0 ? 1 : 0
+                    let rowOutputs = RowOutputs(value: (d.base + yRow, d.base + n + yRow, d.base + 2 * n + yRow),
+                                                confidence: o.base + yRow,
+                                                independent: record ? (vOut.base + yRow, vOut.base + n + yRow, vOut.base + 2 * n + yRow) : nil,
+                                                guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
+                    let fBase = f.baseAddress! + yRow
+                    processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
+                               invalid: invalid, outputs: rowOutputs, constants, calibration: calibration, tail: tailIn)
                 }
             }
         }}}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
+    }
+
+    /// Where one row's results go: the filtered value (which replaces `D` in place, read before it
+    /// is written), the confidence, and optionally the recorded uncertainty planes.
+    struct RowOutputs {
+        var value: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
+        var confidence: UnsafeMutablePointer<Float>
+        var independent: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?
+        var guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?
+    }
+
+    /// The kernel over one row, eight pixels at a time (the constants stay in registers across the
+    /// row; a call per vector reloaded and re-broadcast them). `coefficients` holds the row's nine
+    /// interpolated model planes (ā, b̄, sd per channel) `stride` apart; `tail` is scratch (six
+    /// vectors) for the inputs of the partial vector at the row's end.
+    static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
+                           coefficients: UnsafePointer<Float>, stride padded: Int, invalid: UnsafePointer<Float>,
+                           outputs: RowOutputs, _ constants: KernelConstants, calibration: CalibrationGrid,
+                           tail tailIn: UnsafeMutablePointer<Float>) {
+        let d = outputs.value
+        var x = 0
+        while x < w {
+            let full = x + Lanes.scalarCount <= w
+            @inline(__always) func load(_ p: UnsafePointer<Float>, _ slot: Int) -> Lanes {
+                if full { return UnsafeRawPointer(p + x).loadUnaligned(as: Lanes.self) }
+                let t = tailIn + slot * Lanes.scalarCount
+                for k in 0..<Lanes.scalarCount { t[k] = x + k < w ? p[x + k] : 0 }
+                return UnsafeRawPointer(t).loadUnaligned(as: Lanes.self)
+            }
+            let fr = load(f.0, 0), fg = load(f.1, 1), fb = load(f.2, 2)
+            let dr = load(UnsafePointer(d.0), 3), dg = load(UnsafePointer(d.1), 4), db = load(UnsafePointer(d.2), 5)
+            @inline(__always) func coefficient(_ j: Int) -> Lanes {
+                UnsafeRawPointer(coefficients + j * padded + x).loadUnaligned(as: Lanes.self)
+            }
+            let r = kernel(f: (fr, fg, fb), d: (dr, dg, db),
+                           a: (coefficient(0), coefficient(3), coefficient(6)),
+                           b: (coefficient(1), coefficient(4), coefficient(7)),
+                           sd: (coefficient(2), coefficient(5), coefficient(8)),
+                           invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants,
+                           calibration: calibration)
+            @inline(__always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>) {
+                if full {
+                    UnsafeMutableRawPointer(p + x).storeBytes(of: v, as: Lanes.self)
+                } else {
+                    for lane in 0..<(w - x) { p[x + lane] = v[lane] }
+                }
+            }
+            store(r.value.0, d.0); store(r.value.1, d.1); store(r.value.2, d.2)
+            store(r.confidence, outputs.confidence)
+            if let v = outputs.independent {
+                store(r.independent.0, v.0); store(r.independent.1, v.1); store(r.independent.2, v.2)
+            }
+            if let g = outputs.guideGain {
+                store(r.guideGain.0, g.0); store(r.guideGain.1, g.1); store(r.guideGain.2, g.2)
+            }
+            x += Lanes.scalarCount
+        }
     }
 
     /// The vector of pixels the kernel works on at once.
@@ -231,7 +283,6 @@ public enum Confidence {
         let guide = f.0 + f.1 + f.2
         // The guide is the sum of three flash samples: three read variances, one shot term.
         let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
-        let guideSigma = guideVariance.squareRoot()
         // One channel: the raw variance (as DarkRoomEstimate.variance), the model, the per-pixel check.
         @inline(__always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
             -> (value: Lanes, independent: Lanes, gain: Lanes) {
@@ -247,13 +298,14 @@ public enum Confidence {
             return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance, keep * a)
         }
         let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)
-        // CIELAB slopes at the pixel's colour (CIE 15:2004): f'(t) = 1/(3 t^(2/3)) above (6/29)³.
+        // CIELAB slopes at the pixel's colour (CIE 15:2004): f'(t) = 1/(3 t^(2/3)) = (t^(−1/3))²/3
+        // above (6/29)³, 841/108 below.
         @inline(__always) func slope(_ m: SIMD3<Float>) -> Lanes {
             let t = m.x * r.value + m.y * g.value + m.z * bl.value
             let t0: Float = 216.0 / 24389.0
             let above = t .> t0
-            let c = cubeRoot(t.replacing(with: t0, where: .!above))
-            return (1 / (3 * c * c)).replacing(with: 841.0 / 108.0, where: .!above)
+            let c = inverseCubeRoot(t.replacing(with: t0, where: .!above))
+            return (c * c * (1.0 / 3)).replacing(with: 841.0 / 108.0, where: .!above)
         }
         let gx = slope(k.mx), gy = slope(k.my), gz = slope(k.mz)
         // Jacobian of L*, a*, b* on camera RGB, channel by channel.
@@ -271,7 +323,7 @@ public enum Confidence {
             return l * l + aa * aa + bb * bb
         }
         total += correlated(k.delta * (f.0 - d.0), k.delta * (f.1 - d.1), k.delta * (f.2 - d.2))
-        total += correlated(guideSigma * r.gain, guideSigma * g.gain, guideSigma * bl.gain)
+        total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
         // The matrix's own error at this colour (ΔE00², added as CIELAB σ² with factor 1).
         total += calibration.variance(r.value, g.value, bl.value)
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
@@ -281,16 +333,18 @@ public enum Confidence {
         return ((r.value, g.value, bl.value), (r.independent, g.independent, bl.independent), (r.gain, g.gain, bl.gain), c)
     }
 
-    /// Cube roots of positive finite values: exponent-thirding first guess, then two Newton steps
-    /// (relative error below 1e-5; σ needs no more, and libm's `cbrtf` was the hot loop's cost).
-    @inline(__always) static func cubeRoot(_ t: Lanes) -> Lanes {
+    /// `t^(−1/3)` of positive finite values without a division: an exponent-thirding first guess
+    /// (relative error below 10 %), then three Newton steps `y ← y·(4 − t·y³)/3` (quadratic: below
+    /// 1e-6 relative). The slopes need no more, and libm's `cbrtf` and the divisions of a cube-root
+    /// Newton step were the hot loop's cost.
+    @inline(__always) static func inverseCubeRoot(_ t: Lanes) -> Lanes {
         let bits = unsafeBitCast(t, to: SIMD8<UInt32>.self)
-        let guess: SIMD8<UInt32> = bits / SIMD8<UInt32>(repeating: 3) &+ SIMD8<UInt32>(repeating: 709_921_077)
+        // 1/∛ in the exponent: (3·127·2²³ − bits)/3 ≈ 0x54A2FA8C − bits/3.
+        let guess: SIMD8<UInt32> = SIMD8<UInt32>(repeating: 0x54A2_FA8C) &- bits / SIMD8<UInt32>(repeating: 3)
         var y = unsafeBitCast(guess, to: Lanes.self)
-        for _ in 0..<2 {
-            let y2: Lanes = y * y
-            let ratio: Lanes = t / y2
-            y = (y + y + ratio) * (1.0 / 3)
+        for _ in 0..<3 {
+            let y3: Lanes = y * y * y
+            y = y * (4 - t * y3) * (1.0 / 3)
         }
         return y
     }

@@ -52,7 +52,7 @@ public struct NoiseReduction: Sendable {
         // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²; 15 scratch.
         // Boxes run in place (the horizontal pass reads its source completely before the vertical
         // pass writes). Every plane is written before it is read: no zero fill.
-        var planes = [Float](unsafeUninitializedCapacity: 16 * ln) { _, count in count = 16 * ln }
+        var planes: [Float] = uninitializedLargeArray(count: 16 * ln)
         let fn = estimate.flashNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { lowBuffer in
@@ -72,7 +72,35 @@ public struct NoiseReduction: Sendable {
                 let (d, f) = inputs.value
                 for Y in rows {
                     let yEnd = min(h, Y * s + s)
-                    for X in 0..<lw {
+                    // 2×2 blocks with both rows inside, eight at a time: the pairs of a row are the
+                    // even and odd halves of sixteen samples.
+                    var firstScalar = 0
+                    if s == 2 && yEnd - Y * s == 2 {
+                        let vectorBlocks = (w / 2) / 8 * 8
+                        let top = Y * 2 * w, bottom = top + w
+                        for X in stride(from: 0, to: vectorBlocks, by: 8) {
+                            @inline(__always) func block(_ p: UnsafeBufferPointer<Float>, _ plane: Int) -> SIMD8<Float> {
+                                let base = UnsafeRawPointer(p.baseAddress! + plane * n + 2 * X)
+                                let sum = base.advanced(by: 4 * top).loadUnaligned(as: SIMD16<Float>.self)
+                                    + base.advanced(by: 4 * bottom).loadUnaligned(as: SIMD16<Float>.self)
+                                return (sum.evenHalf + sum.oddHalf) * 0.25
+                            }
+                            let k = Y * lw + X
+                            @inline(__always) func put(_ v: SIMD8<Float>, _ plane: Int) {
+                                UnsafeMutableRawPointer(low.base + plane * ln + k).storeBytes(of: v, as: SIMD8<Float>.self)
+                            }
+                            let gF = (block(f, 0), block(f, 1), block(f, 2))
+                            let gI = gF.0 + gF.1 + gF.2
+                            put(gI, 0); put(gI * gI, 1); put(SIMD8(repeating: 4), 2)
+                            @inline(__always) func channel(_ c: Int, _ gFc: SIMD8<Float>) {
+                                let gP = block(d, c)
+                                put(gP, 3 + 4 * c); put(gFc, 4 + 4 * c); put(gI * gP, 5 + 4 * c); put(gP * gP, 6 + 4 * c)
+                            }
+                            channel(0, gF.0); channel(1, gF.1); channel(2, gF.2)
+                        }
+                        firstScalar = vectorBlocks
+                    }
+                    for X in firstScalar..<lw {
                         let xEnd = min(w, X * s + s)
                         var sP = SIMD3<Float>(), sF = SIMD3<Float>()
                         for y in (Y * s)..<yEnd {
@@ -102,6 +130,7 @@ public struct NoiseReduction: Sendable {
                     for X in 0..<lw {
                         let k = Y * lw + X
                         let windowCount = windowRows * Float(min(lw - 1, X + r) - max(0, X - r) + 1)
+                        let excessAllowance = 1 + (2 / windowCount).squareRoot()
                         let mu = low[k], count = low[2 * ln + k]
                         let varI = max(0, low[ln + k] - mu * mu)
                         // Noise variance of the averaged guide (its shot noise follows the mean).
@@ -111,8 +140,9 @@ public struct NoiseReduction: Sendable {
                         let rho = signalVarI / (signalVarI + epsilon)
                         let onePlusRho = 1 + rho
                         // All of this window's inputs are read before its outputs overwrite planes 3…12.
-                        var a = SIMD3<Float>(), b = SIMD3<Float>(), variance = SIMD3<Float>()
-                        for c in 0..<3 {
+                        // (Each channel returns its results: writing lanes of a SIMD3 by a loop index
+                        // spilled it to the stack, and the store-forwarding stalls were most of this pass.)
+                        @inline(__always) func channel(_ c: Int) -> (a: Float, b: Float, variance: Float) {
                             let o = (3 + 4 * c) * ln + k
                             let pBar = low[o], fBar = low[o + ln]
                             let covariance = low[o + 2 * ln] - mu * pBar
@@ -124,16 +154,17 @@ public struct NoiseReduction: Sendable {
                             let a0: Float = mu > 0 ? max(0, pBar / mu) : 0
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
                             let residual = max(0, varP - 2 * ac * covariance + ac * ac * varI)
-                            let excess = max(0, residual - vBar * (1 + (2 / windowCount).squareRoot()))
-                            a[c] = ac; b[c] = pBar - ac * mu
-                            variance[c] = vBar / windowCount * onePlusRho * onePlusRho + excess
+                            let excess = max(0, residual - vBar * excessAllowance)
+                            return (ac, pBar - ac * mu, vBar / windowCount * onePlusRho * onePlusRho + excess)
                         }
-                        let weight = 1 / max(variance.sum(), Float.leastNormalMagnitude)
-                        for c in 0..<3 {
-                            low[(3 + 3 * c) * ln + k] = weight * a[c]
-                            low[(4 + 3 * c) * ln + k] = weight * b[c]
-                            low[(5 + 3 * c) * ln + k] = weight * variance[c].squareRoot()
+                        let r = channel(0), g = channel(1), bl = channel(2)
+                        let weight = 1 / max(r.variance + g.variance + bl.variance, Float.leastNormalMagnitude)
+                        @inline(__always) func store(_ c: Int, _ m: (a: Float, b: Float, variance: Float)) {
+                            low[(3 + 3 * c) * ln + k] = weight * m.a
+                            low[(4 + 3 * c) * ln + k] = weight * m.b
+                            low[(5 + 3 * c) * ln + k] = weight * m.variance.squareRoot()
                         }
+                        store(0, r); store(1, g); store(2, bl)
                         low[12 * ln + k] = weight
                     }
                 }
