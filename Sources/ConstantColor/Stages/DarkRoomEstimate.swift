@@ -28,7 +28,7 @@ public struct DarkRoomEstimate: Sendable {
         let w = flash.image.width, h = flash.image.height, n = w * h
         precondition(ambient.image.width == w && ambient.image.height == h)
         var difference = PlanarImage(width: w, height: h, channelCount: 3, uninitialized: ())
-        var flags = [UInt8](repeating: 0, count: n)
+        var flags = largeArray(repeating: UInt8(0), count: n)
         let hm = registration.ambientFromFlash
         let m = hm.m.map { $0 }
         let affine = m[6] == 0 && m[7] == 0 && m[8] == 1
@@ -42,37 +42,62 @@ public struct DarkRoomEstimate: Sendable {
             let inputs = UncheckedSendableBox((fBuffer, aBuffer, fcBuffer, acBuffer))
             let d = SharedMutableBuffer(dBuffer)
             let fl = SharedMutableBuffer(flBuffer)
+            let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
             forEachRowBand(rowCount: h) { rows in
                 let (f, a, fc, ac) = inputs.value
+                /// One pixel: `fx, fy` the fractional ambient index of its centre (centre − ½).
+                @inline(__always) func pixel(_ i: Int, _ fx: Float, _ fy: Float, inside: Bool) {
+                    var flag: UInt8 = fc[i] != 0 ? PixelFlag.flashClipped : 0
+                    var ar: Float = 0, ag: Float = 0, ab: Float = 0
+                    if inside {
+                        // fx, fy ≥ 0: truncation is the floor; the last column and row use the cell before.
+                        let x0 = min(Int(fx), w - 2), y0 = min(Int(fy), h - 2)
+                        let tx = fx - Float(x0), ty = fy - Float(y0)
+                        let j = y0 * w + x0
+                        let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty
+                        ar = w00 * a[j] + w10 * a[j + 1] + w01 * a[j + w] + w11 * a[j + w + 1]
+                        ag = w00 * a[n + j] + w10 * a[n + j + 1] + w01 * a[n + j + w] + w11 * a[n + j + w + 1]
+                        ab = w00 * a[2 * n + j] + w10 * a[2 * n + j + 1] + w01 * a[2 * n + j + w] + w11 * a[2 * n + j + w + 1]
+                        if (ac[j] | ac[j + 1] | ac[j + w] | ac[j + w + 1]) != 0 { flag |= PixelFlag.ambientClipped }
+                    } else {
+                        flag |= PixelFlag.noAmbientSample
+                    }
+                    d[i] = f[i] - ar; d[n + i] = f[n + i] - ag; d[2 * n + i] = f[2 * n + i] - ab
+                    fl[i] = flag
+                }
+                let lastX = Float(w - 1), lastY = Float(h - 1)
                 for y in rows {
                     let py = Double(y) + 0.5
-                    for x in 0..<w {
-                        let i = y * w + x
+                    var x = 0
+                    if affine {
+                        // Eight pixels at a time: the position of the first in Double, the other seven
+                        // as Float offsets (error ≤ 8·|m|·2⁻²⁴ px, far below the registration's).
+                        let lane = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+                        let stepX = Float(m0) * lane, stepY = Float(m3) * lane
+                        while x + 8 <= w {
+                            let px = Double(x) + 0.5
+                            let fx = Float(m0 * px + m1 * py + m2 - 0.5) + stepX
+                            let fy = Float(m3 * px + m4 * py + m5 - 0.5) + stepY
+                            let inside = (fx .>= 0) .& (fy .>= 0) .& (fx .<= lastX) .& (fy .<= lastY)
+                            let allInside = all(inside)
+                            for k in 0..<8 {
+                                pixel(y * w + x + k, fx[k], fy[k], inside: allInside || inside[k])
+                            }
+                            x += 8
+                        }
+                    }
+                    while x < w {
                         let px = Double(x) + 0.5
                         // Ambient position of this flash pixel's center, as a fractional index.
-                        var ax = m[0] * px + m[1] * py + m[2], ay = m[3] * px + m[4] * py + m[5]
+                        var ax = m0 * px + m1 * py + m2, ay = m3 * px + m4 * py + m5
                         if !affine {
-                            let z = m[6] * px + m[7] * py + m[8]
+                            let z = m6 * px + m7 * py + m8
                             ax /= z; ay /= z
                         }
                         let fx = ax - 0.5, fy = ay - 0.5
-                        var flag: UInt8 = fc[i] != 0 ? PixelFlag.flashClipped : 0
-                        let fr = f[i], fg = f[n + i], fb = f[2 * n + i]
-                        var ar: Float = 0, ag: Float = 0, ab: Float = 0
-                        if fx >= 0 && fy >= 0 && fx <= Double(w - 1) && fy <= Double(h - 1) {
-                            let x0 = min(Int(fx), w - 2), y0 = min(Int(fy), h - 2)
-                            let tx = Float(fx - Double(x0)), ty = Float(fy - Double(y0))
-                            let j = y0 * w + x0
-                            let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty
-                            ar = w00 * a[j] + w10 * a[j + 1] + w01 * a[j + w] + w11 * a[j + w + 1]
-                            ag = w00 * a[n + j] + w10 * a[n + j + 1] + w01 * a[n + j + w] + w11 * a[n + j + w + 1]
-                            ab = w00 * a[2 * n + j] + w10 * a[2 * n + j + 1] + w01 * a[2 * n + j + w] + w11 * a[2 * n + j + w + 1]
-                            if (ac[j] | ac[j + 1] | ac[j + w] | ac[j + w + 1]) != 0 { flag |= PixelFlag.ambientClipped }
-                        } else {
-                            flag |= PixelFlag.noAmbientSample
-                        }
-                        d[i] = fr - ar; d[n + i] = fg - ag; d[2 * n + i] = fb - ab
-                        fl[i] = flag
+                        let inside = fx >= 0 && fy >= 0 && fx <= Double(w - 1) && fy <= Double(h - 1)
+                        pixel(y * w + x, Float(fx), Float(fy), inside: inside)
+                        x += 1
                     }
                 }
             }
