@@ -87,19 +87,26 @@ struct FuseCommand: ParsableCommand {
         progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue)")
 
         let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
-        try TIFFWriter.writeRGB16(result.rendered16, to: output, iccProfile: icc, protectedPaths: inputs)
+        let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
+        // The output files are independent: written at the same time, one thread each.
+        let finished = result
+        var writes: [() throws -> Void] = [{
+            try TIFFWriter.writeRGB16(finished.rendered16, to: output, iccProfile: icc, protectedPaths: inputs)
+        }]
         if let confidence {
-            try TIFFWriter.writeFloat(result.confidence, to: confidence, protectedPaths: inputs)
+            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: confidence, protectedPaths: inputs) }
         }
-        if let linear, let linearImage = result.linear {
-            let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
-            try TIFFWriter.write(linearImage, to: linear,
-                                 options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
-                                 protectedPaths: inputs)
+        if let linear, let linearImage = finished.linear {
+            writes.append {
+                try TIFFWriter.write(linearImage, to: linear,
+                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
+                                     protectedPaths: inputs)
+            }
         }
-        if let fallback, let image = result.fallback16 {
-            try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs)
+        if let fallback, let image = finished.fallback16 {
+            writes.append { try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs) }
         }
+        try runConcurrently(writes)
         timer.lap("encode")
         for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
         result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
@@ -125,4 +132,18 @@ struct Progress {
     func say(_ line: String) {
         FileHandle.standardError.write(Data("constant-color: \(line)\n".utf8))
     }
+}
+
+/// Runs independent jobs at the same time and rethrows the error of the first job (in the order
+/// given) that failed, so that the message does not depend on thread timing.
+func runConcurrently(_ jobs: [() throws -> Void]) throws {
+    var errors = [(any Error)?](repeating: nil, count: jobs.count)
+    errors.withUnsafeMutableBufferPointer { buffer in
+        let results = SharedMutableBuffer(buffer)
+        let box = UncheckedSendableBox(jobs)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
+            do { try box.value[k]() } catch { results[k] = error }
+        }
+    }
+    if let first = errors.compactMap({ $0 }).first { throw first }
 }
