@@ -2,7 +2,7 @@
 /// the `(2r+1) × (2r+1)` window around it, clipped to the image (so the mean is over the samples that
 /// exist). Two separable passes of direct sums: `2r+1` vectorizable adds per sample and pass, which
 /// beats a running sum (a serial dependency chain) for the small radii the pipeline uses, and has
-/// no drift.
+/// no drift (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters).
 public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination`; `scratch` holds the
     /// horizontal pass. All three buffers have `width × height` samples; `destination` may be
@@ -19,54 +19,59 @@ public enum BoxFilter {
         var inverseColumns = [Float](repeating: 0, count: w)
         for x in 0..<w { inverseColumns[x] = 1 / Float(min(w - 1, x + r) - max(0, x - r) + 1) }
         // Horizontal sums (not yet divided), row by row: tmp[x] = Σ_k s[x + k], k in −r…r, inside the row.
+        // Each output is one sum of 2r+1 loads (shifted vectors in the interior), written once.
         forEachRowBand(rowCount: h) { rows in
             for y in rows {
                 let s = src.value + y * w, t = tmp.base + y * w
-                t.update(from: s, count: w)
-                for k in 1...max(1, r) where k <= r {
-                    if k < w {
-                        addShifted(t, s + k, count: w - k)  // right neighbours
-                        addShifted(t + k, s, count: w - k)  // left neighbours
-                    }
+                @inline(__always) func clipped(_ x: Int) -> Float {
+                    var sum: Float = 0
+                    for k in max(0, x - r)...min(w - 1, x + r) { sum += s[k] }
+                    return sum
                 }
+                let interiorEnd = w - r  // x + r < w for x < interiorEnd
+                var x = 0
+                while x < min(r, w) { t[x] = clipped(x); x += 1 }
+                while x + 8 <= interiorEnd {
+                    var sum = UnsafeRawPointer(s + x - r).loadUnaligned(as: SIMD8<Float>.self)
+                    for k in stride(from: 1 - r, through: r, by: 1) {
+                        sum += UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+                    x += 8
+                }
+                while x < w { t[x] = clipped(x); x += 1 }
             }
         }
-        // Vertical sums of the horizontal sums, divided by the window's sample count.
+        // Vertical sums of the horizontal sums, divided by the window's sample count: each output
+        // vector is one sum over the window's rows (which stay in cache from row to row).
         inverseColumns.withUnsafeBufferPointer { inverseBuffer in
             let inverse = UncheckedSendableBox(inverseBuffer.baseAddress!)
             forEachRowBand(rowCount: h) { rows in
                 for y in rows {
                     let y0 = max(0, y - r), y1 = min(h - 1, y + r)
-                    let o = dst.base + y * w
-                    o.update(from: tmp.base + y0 * w, count: w)
-                    if y1 > y0 {
-                        for yy in (y0 + 1)...y1 { addShifted(o, tmp.base + yy * w, count: w) }
-                    }
+                    let o = dst.base + y * w, first = tmp.base + y0 * w
                     let inverseRows = 1 / Float(y1 - y0 + 1)
                     var x = 0
                     while x + 8 <= w {
-                        let v = UnsafeRawPointer(o + x).loadUnaligned(as: SIMD8<Float>.self)
+                        var sum = UnsafeRawPointer(first + x).loadUnaligned(as: SIMD8<Float>.self)
+                        var row = first + w
+                        for _ in y0..<y1 {
+                            sum += UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<Float>.self)
+                            row += w
+                        }
                         let c = UnsafeRawPointer(inverse.value + x).loadUnaligned(as: SIMD8<Float>.self)
-                        UnsafeMutableRawPointer(o + x).storeBytes(of: v * c * inverseRows, as: SIMD8<Float>.self)
+                        UnsafeMutableRawPointer(o + x).storeBytes(of: sum * c * inverseRows, as: SIMD8<Float>.self)
                         x += 8
                     }
-                    while x < w { o[x] *= inverse.value[x] * inverseRows; x += 1 }
+                    while x < w {
+                        var sum: Float = 0
+                        for yy in y0...y1 { sum += tmp.base[yy * w + x] }
+                        o[x] = sum * inverse.value[x] * inverseRows
+                        x += 1
+                    }
                 }
             }
         }
-    }
-
-    /// `target[x] += source[x]` for `x` in `0..<count`, eight at a time (the buffers may not overlap
-    /// in a way that matters: each element is read before it is written, and target ≠ source here).
-    @inline(__always) static func addShifted(_ target: UnsafeMutablePointer<Float>, _ source: UnsafePointer<Float>, count: Int) {
-        var x = 0
-        while x + 8 <= count {
-            let a = UnsafeRawPointer(target + x).loadUnaligned(as: SIMD8<Float>.self)
-            let b = UnsafeRawPointer(source + x).loadUnaligned(as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(target + x).storeBytes(of: a + b, as: SIMD8<Float>.self)
-            x += 8
-        }
-        while x < count { target[x] += source[x]; x += 1 }
     }
 
     /// Convenience: the box mean of a row-major plane as a new array.

@@ -35,17 +35,22 @@ public enum GapFill {
             let lanes = Lanes.scalarCount
             forEachRowBand(rowCount: darkRoom.height) { rows in
                 let (t, d, f, c) = inputs.value
+                // Table positions go through memory, not lane by lane into a vector (writing lanes of a
+                // SIMD value by index spills it and stalls on store forwarding).
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: lanes)
+                defer { scratch.deallocate() }
                 // Tone + γ + 16-bit coding of a vector (ToneCurve.code16 lane by lane for the table).
                 @inline(__always) func code(_ x: Lanes) -> Lanes {
                     let positive = x .> 0  // also false for NaN
                     let u = (x.replacing(with: 0, where: .!positive) / domain).squareRoot()
                         .replacing(with: 1, where: x .> domain) * Float(size)
-                    var v = Lanes()
+                    UnsafeMutableRawPointer(scratch).storeBytes(of: u, as: Lanes.self)
                     for lane in 0..<lanes {
-                        let k = min(size - 1, Int(u[lane]))
-                        v[lane] = t[k] + (u[lane] - Float(k)) * (t[k + 1] - t[k])
+                        let ul = scratch[lane], k = min(size - 1, Int(ul))
+                        let v = t[k] + (ul - Float(k)) * (t[k + 1] - t[k])
+                        scratch[lane] = Float(Int32(v * 65535 + 0.5))  // v ≥ 0: truncation rounds (as code16)
                     }
-                    return (v * 65535 + 0.5).rounded(.down).replacing(with: 0, where: .!positive)
+                    return UnsafeRawPointer(scratch).loadUnaligned(as: Lanes.self).replacing(with: 0, where: .!positive)
                 }
                 var i = rows.lowerBound * w
                 let end = rows.upperBound * w
@@ -69,8 +74,14 @@ public enum GapFill {
                         return a * dark + (1 - a) * flash
                     }
                     let r = code(mix(dRows.0, fRows.0)), g = code(mix(dRows.1, fRows.1)), b = code(mix(dRows.2, fRows.2))
-                    for k in 0..<count {
-                        o[i + k] = r[k]; o[n + i + k] = g[k]; o[2 * n + i + k] = b[k]
+                    if count == lanes {
+                        UnsafeMutableRawPointer(o.base + i).storeBytes(of: r, as: Lanes.self)
+                        UnsafeMutableRawPointer(o.base + n + i).storeBytes(of: g, as: Lanes.self)
+                        UnsafeMutableRawPointer(o.base + 2 * n + i).storeBytes(of: b, as: Lanes.self)
+                    } else {
+                        for k in 0..<count {
+                            o[i + k] = r[k]; o[n + i + k] = g[k]; o[2 * n + i + k] = b[k]
+                        }
                     }
                     i += count
                 }
