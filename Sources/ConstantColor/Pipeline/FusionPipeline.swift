@@ -193,8 +193,7 @@ public enum FusionPipeline {
             fallback16 = curve.encode16(AmbientPhotoRendering.render(A, flash: flashProfile, primaries: options.primaries).image)
             timings.lap("fallback")
         }
-        var either = 0
-        for f in D.flags where f & (PixelFlag.flashClipped | PixelFlag.ambientClipped) != 0 { either += 1 }
+        let either = countBytes(D.flags, withAnyBitOf: PixelFlag.flashClipped | PixelFlag.ambientClipped)
         var report = FusionReport(
             version: ConstantColorVersion.current,
             width: width, height: height,

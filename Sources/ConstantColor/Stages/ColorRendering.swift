@@ -66,17 +66,25 @@ public struct ColorRendering: Sendable {
     public static func automaticScale(cameraToXYZ: Matrix3, image: PlanarImage, flags: [UInt8]? = nil) -> Double {
         let n = image.pixelCount
         let row = cameraToXYZ.rows[1].map { Float($0) }
-        // Subsample for speed: at most ~1 M samples on a regular grid.
+        let (r0, r1, r2) = (row[0], row[1], row[2])
+        // Subsample for speed: at most ~1 M samples on a regular grid (its rows in parallel bands).
         let step = max(1, Int((Double(n) / 1_000_000).squareRoot()))
-        var values: [Float] = []
-        values.reserveCapacity(n / (step * step) + 1)
-        image.samples.withUnsafeBufferPointer { s in
-            for y in stride(from: 0, to: image.height, by: step) {
-                for x in stride(from: 0, to: image.width, by: step) {
-                    let i = y * image.width + x
-                    if let u = flags, u[i] != 0 { continue }
-                    let yv = row[0] * s[i] + row[1] * s[n + i] + row[2] * s[2 * n + i]
-                    if yv.isFinite && yv > 0 { values.append(yv) }
+        let w = image.width, gridRows = (image.height + step - 1) / step
+        var values: [Float] = image.samples.withUnsafeBufferPointer { sBuffer in
+            (flags ?? []).withUnsafeBufferPointer { fBuffer in
+                let inputs = UncheckedSendableBox((sBuffer, flags == nil ? nil : fBuffer))
+                return collectInRowBands(rowCount: gridRows) { (rows: Range<Int>, values: inout [Float]) in
+                    let (s, u) = inputs.value
+                    values.reserveCapacity(rows.count * (w / step + 1))
+                    for gy in rows {
+                        let y = gy * step
+                        for x in stride(from: 0, to: w, by: step) {
+                            let i = y * w + x
+                            if let u, u[i] != 0 { continue }
+                            let yv = r0 * s[i] + r1 * s[n + i] + r2 * s[2 * n + i]
+                            if yv.isFinite && yv > 0 { values.append(yv) }
+                        }
+                    }
                 }
             }
         }

@@ -30,13 +30,26 @@ public enum ConfidenceSummary {
         let wx = (r.x..<(r.x + r.width)).map { exp(-pow(Double($0) + 0.5 - cx, 2) / (2 * sigma * sigma)) }
         let wy = (r.y..<(r.y + r.height)).map { exp(-pow(Double($0) + 0.5 - cy, 2) / (2 * sigma * sigma)) }
         let wxSum = wx.reduce(0, +)
-        var num = 0.0, den = 0.0
-        for (j, y) in (r.y..<(r.y + r.height)).enumerated() {
-            var rowSum = 0.0
-            for (i, x) in (r.x..<(r.x + r.width)).enumerated() {
-                rowSum += wx[i] * Double(confidence.samples[y * w + x])
+        // Row sums in parallel bands (each row's sum is the same whatever the bands), then the rows.
+        var rowSums = [Double](repeating: 0, count: r.height)
+        confidence.samples.withUnsafeBufferPointer { cBuffer in
+        wx.withUnsafeBufferPointer { wxBuffer in
+        rowSums.withUnsafeMutableBufferPointer { sBuffer in
+            let inputs = UncheckedSendableBox((cBuffer, wxBuffer))
+            let sums = SharedMutableBuffer(sBuffer)
+            forEachRowBand(rowCount: r.height) { rows in
+                let (c, wx) = inputs.value
+                for j in rows {
+                    let row = c.baseAddress! + (r.y + j) * w + r.x
+                    var rowSum = 0.0
+                    for i in 0..<r.width { rowSum += wx[i] * Double(row[i]) }
+                    sums[j] = rowSum
+                }
             }
-            num += wy[j] * rowSum
+        }}}
+        var num = 0.0, den = 0.0
+        for j in 0..<r.height {
+            num += wy[j] * rowSums[j]
             den += wy[j] * wxSum
         }
         return den > 0 ? num / den : 0

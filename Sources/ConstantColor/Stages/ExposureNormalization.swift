@@ -26,8 +26,8 @@ public struct FrameNoise: Sendable, Equatable {
         varianceOffset + varianceSlope * max(0, v)
     }
 
-    /// The same for a vector of samples (the SIMD kernels').
-    @inline(__always) @inlinable public func variance<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
+    /// The same for eight samples (the SIMD kernels' vector).
+    @inline(__always) @inlinable public func variance(_ v: SIMD8<Float>) -> SIMD8<Float> {
         varianceOffset + varianceSlope * v.replacing(with: 0, where: v .< 0)
     }
 }
@@ -48,9 +48,7 @@ public struct LinearFrame: Sendable {
     /// Fraction of pixels flagged as clipped.
     public var clippedFraction: Double {
         guard !clipped.isEmpty else { return 0 }
-        var n = 0
-        for c in clipped where c != 0 { n += 1 }
-        return Double(n) / Double(clipped.count)
+        return Double(countBytes(clipped, withAnyBitOf: 0xFF)) / Double(clipped.count)
     }
 
     /// Wraps already-normalized data.

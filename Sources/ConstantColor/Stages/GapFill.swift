@@ -96,13 +96,25 @@ public enum GapFill {
                                      confidence: PlanarImage, cameraToXYZ: Matrix3) -> Double {
         let n = darkRoomCamera.pixelCount
         let row = cameraToXYZ.rows[1].map(Float.init)
+        let (r0, r1, r2) = (row[0], row[1], row[2])
         let step = max(1, n / 500_000)
-        var ratios: [Float] = []
-        for i in stride(from: 0, to: n, by: step) where confidence.samples[i] >= 0.5 {
-            let yd = row[0] * darkRoomCamera.samples[i] + row[1] * darkRoomCamera.samples[n + i] + row[2] * darkRoomCamera.samples[2 * n + i]
-            let yf = row[0] * flashCamera.samples[i] + row[1] * flashCamera.samples[n + i] + row[2] * flashCamera.samples[2 * n + i]
-            if yf > 0 && yd > 0 { ratios.append(yd / yf) }
-        }
+        // Every `step`-th pixel in raster order, in parallel chunks of the sample sequence.
+        let sampleCount = (n + step - 1) / step
+        var ratios: [Float] = darkRoomCamera.samples.withUnsafeBufferPointer { dBuffer in
+        flashCamera.samples.withUnsafeBufferPointer { fBuffer in
+        confidence.samples.withUnsafeBufferPointer { cBuffer in
+            let inputs = UncheckedSendableBox((dBuffer, fBuffer, cBuffer))
+            return collectInRowBands(rowCount: sampleCount) { (samples: Range<Int>, ratios: inout [Float]) in
+                let (d, f, c) = inputs.value
+                for k in samples {
+                    let i = k * step
+                    guard c[i] >= 0.5 else { continue }
+                    let yd = r0 * d[i] + r1 * d[n + i] + r2 * d[2 * n + i]
+                    let yf = r0 * f[i] + r1 * f[n + i] + r2 * f[2 * n + i]
+                    if yf > 0 && yd > 0 { ratios.append(yd / yf) }
+                }
+            }
+        }}}
         guard !ratios.isEmpty else { return 1 }
         let k = ratios.count / 2
         return Double(ratios.withUnsafeMutableBufferPointer { $0.partitionAtMedian(k) })
