@@ -91,27 +91,30 @@ public enum GapFill {
     }
 
     /// The exposure that makes the flash frame's rendering as bright as the dark-room rendering
-    /// where the estimate is trusted: the median of `Y_D / Y_F` over pixels with confidence ≥ 0.5.
+    /// where the estimate is trusted: the median of `Y_D / Y_F` over pixels with confidence ≥ 0.5
+    /// (all of them up to 500 000 pixels, else whole rows at a regular step).
     public static func matchingScale(darkRoomCamera: PlanarImage, flashCamera: PlanarImage,
                                      confidence: PlanarImage, cameraToXYZ: Matrix3) -> Double {
         let n = darkRoomCamera.pixelCount
         let row = cameraToXYZ.rows[1].map(Float.init)
         let (r0, r1, r2) = (row[0], row[1], row[2])
-        let step = max(1, n / 500_000)
-        // Every `step`-th pixel in raster order, in parallel chunks of the sample sequence.
-        let sampleCount = (n + step - 1) / step
+        // About 500 000 samples as whole rows at a regular row step (contiguous reads: a strided
+        // pick of single pixels touched a new cache line in each of seven planes per sample).
+        let w = darkRoomCamera.width, h = darkRoomCamera.height
+        let rowStep = max(1, h / max(1, (500_000 + w - 1) / max(1, w)))
         var ratios: [Float] = darkRoomCamera.samples.withUnsafeBufferPointer { dBuffer in
         flashCamera.samples.withUnsafeBufferPointer { fBuffer in
         confidence.samples.withUnsafeBufferPointer { cBuffer in
             let inputs = UncheckedSendableBox((dBuffer, fBuffer, cBuffer))
-            return collectInRowBands(rowCount: sampleCount) { (samples: Range<Int>, ratios: inout [Float]) in
+            return collectInRowBands(rowCount: (h + rowStep - 1) / rowStep) { (sampledRows: Range<Int>, ratios: inout [Float]) in
                 let (d, f, c) = inputs.value
-                for k in samples {
-                    let i = k * step
-                    guard c[i] >= 0.5 else { continue }
-                    let yd = r0 * d[i] + r1 * d[n + i] + r2 * d[2 * n + i]
-                    let yf = r0 * f[i] + r1 * f[n + i] + r2 * f[2 * n + i]
-                    if yf > 0 && yd > 0 { ratios.append(yd / yf) }
+                for sampledRow in sampledRows {
+                    for i in (sampledRow * rowStep * w)..<(sampledRow * rowStep * w + w) {
+                        guard c[i] >= 0.5 else { continue }
+                        let yd = r0 * d[i] + r1 * d[n + i] + r2 * d[2 * n + i]
+                        let yf = r0 * f[i] + r1 * f[n + i] + r2 * f[2 * n + i]
+                        if yf > 0 && yd > 0 { ratios.append(yd / yf) }
+                    }
                 }
             }
         }}}

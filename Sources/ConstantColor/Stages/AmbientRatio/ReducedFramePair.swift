@@ -75,26 +75,36 @@ struct ReducedFramePair {
             let outs = (SharedMutableBuffer(mo), SharedMutableBuffer(oko))
             forEachRowBand(rowCount: rh, minimumRowsPerBand: 4) { rows in
                 let (fp, dp, flp) = inputs.value
+                // Column sums over the block's k rows (contiguous, vectorizable adds), then sums of k
+                // columns per block: Float sums of at most k² values.
+                let span = rw * k
+                let columns = UnsafeMutablePointer<Float>.allocate(capacity: 6 * span)
+                let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: span)
+                defer { columns.deallocate(); columnFlags.deallocate() }
                 for ry in rows {
-                    for rx in 0..<rw {
-                        // Per channel, contiguous runs of k samples: Float sums of at most k² values.
-                        var fs = SIMD3<Float>(), ds = SIMD3<Float>(), flagged: UInt8 = 0
-                        for y in (ry * k)..<(ry * k + k) {
-                            let start = y * w + rx * k
-                            for c in 0..<3 {
-                                var sf: Float = 0, sd: Float = 0
-                                let base = c * n + start
-                                for i in base..<(base + k) { sf += fp[i]; sd += dp[i] }
-                                fs[c] += sf; ds[c] += sd
-                            }
-                            for i in start..<(start + k) { flagged |= flp[i] }
-                        }
-                        let j = ry * rw + rx
+                    columns.initialize(repeating: 0, count: 6 * span)
+                    columnFlags.initialize(repeating: 0, count: span)
+                    for y in (ry * k)..<(ry * k + k) {
                         for c in 0..<3 {
-                            outs.0[c * m + j] = Double(fs[c]) * inv
-                            outs.0[(c + 3) * m + j] = Double(fs[c] - ds[c]) * inv
+                            let f = fp.baseAddress! + c * n + y * w, d = dp.baseAddress! + c * n + y * w
+                            let cf = columns + c * span, cd = columns + (c + 3) * span
+                            for x in 0..<span { cf[x] += f[x]; cd[x] += d[x] }
                         }
+                        let fl = flp.baseAddress! + y * w
+                        for x in 0..<span { columnFlags[x] |= fl[x] }
+                    }
+                    for rx in 0..<rw {
+                        let j = ry * rw + rx, x0 = rx * k
+                        var flagged: UInt8 = 0
+                        for x in x0..<(x0 + k) { flagged |= columnFlags[x] }
                         outs.1[j] = flagged == 0
+                        for c in 0..<3 {
+                            var sf: Float = 0, sd: Float = 0
+                            let cf = columns + c * span + x0, cd = columns + (c + 3) * span + x0
+                            for x in 0..<k { sf += cf[x]; sd += cd[x] }
+                            outs.0[c * m + j] = Double(sf) * inv
+                            outs.0[(c + 3) * m + j] = Double(sf - sd) * inv
+                        }
                     }
                 }
             }
