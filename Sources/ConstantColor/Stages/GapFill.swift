@@ -35,22 +35,8 @@ public enum GapFill {
             let lanes = Lanes.scalarCount
             forEachRowBand(rowCount: darkRoom.height) { rows in
                 let (t, d, f, c) = inputs.value
-                // Table positions go through memory, not lane by lane into a vector (writing lanes of a
-                // SIMD value by index spills it and stalls on store forwarding).
-                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: lanes)
-                defer { scratch.deallocate() }
-                // Tone + γ + 16-bit coding of a vector (ToneCurve.code16 lane by lane for the table).
                 @inline(__always) func code(_ x: Lanes) -> Lanes {
-                    let positive = x .> 0  // also false for NaN
-                    let u = (x.replacing(with: 0, where: .!positive) / domain).squareRoot()
-                        .replacing(with: 1, where: x .> domain) * Float(size)
-                    UnsafeMutableRawPointer(scratch).storeBytes(of: u, as: Lanes.self)
-                    for lane in 0..<lanes {
-                        let ul = scratch[lane], k = min(size - 1, Int(ul))
-                        let v = t[k] + (ul - Float(k)) * (t[k + 1] - t[k])
-                        scratch[lane] = Float(Int32(v * 65535 + 0.5))  // v ≥ 0: truncation rounds (as code16)
-                    }
-                    return UnsafeRawPointer(scratch).loadUnaligned(as: Lanes.self).replacing(with: 0, where: .!positive)
+                    ToneCurve.code16(x, table: t.baseAddress!, domain: domain, size: size)
                 }
                 var i = rows.lowerBound * w
                 let end = rows.upperBound * w
