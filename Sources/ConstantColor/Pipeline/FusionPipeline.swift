@@ -180,7 +180,10 @@ public enum FusionPipeline {
         let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
                                                        confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
         let curve = ToneCurve()
-        let rendered16 = GapFill.render16(darkRoom: D.difference, flashFrame: F.image, confidence: confidence,
+        // (D's samples are not used after this: the rendering takes their buffer.)
+        var darkRoom = PlanarImage(width: 0, height: 0, channelCount: 3)
+        swap(&darkRoom, &D.difference)
+        let rendered16 = GapFill.render16(darkRoom: consume darkRoom, flashFrame: F.image, confidence: confidence,
                                           darkRoomMatrix: rendering.matrix(to: .rgb),
                                           flashMatrix: rendering.withScale(flashScale).matrix(to: .rgb), curve: curve)
         timings.lap("renderAndEncode")

@@ -16,24 +16,26 @@ public enum GapFill {
     /// The rendered output in one pass: the dark-room estimate and the flash frame (both camera RGB)
     /// through their matrices to linear output RGB, blended with weight `weight(confidence:)` for the
     /// dark-room rendering, then the global tone curve and γ to 16-bit code values (0…65535 as `Float`).
-    public static func render16(darkRoom: PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage,
+    /// The result takes the dark-room image's buffer (pixel by pixel, each read before it is
+    /// written), so a caller that hands over its only reference allocates nothing.
+    public static func render16(darkRoom: consuming PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage,
                                 darkRoomMatrix: Matrix3, flashMatrix: Matrix3, curve: ToneCurve) -> PlanarImage {
         precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)
         let n = darkRoom.pixelCount, w = darkRoom.width
         let md = darkRoomMatrix.floats, mf = flashMatrix.floats
         let dRows = (SIMD3(md[0], md[1], md[2]), SIMD3(md[3], md[4], md[5]), SIMD3(md[6], md[7], md[8]))
         let fRows = (SIMD3(mf[0], mf[1], mf[2]), SIMD3(mf[3], mf[4], mf[5]), SIMD3(mf[6], mf[7], mf[8]))
-        var out = PlanarImage(width: darkRoom.width, height: darkRoom.height, channelCount: 3, uninitialized: ())
+        let height = darkRoom.height
+        var out = darkRoom
         curve.withTable { tBuffer, domain, size in
-        darkRoom.samples.withUnsafeBufferPointer { dBuffer in
         flashFrame.samples.withUnsafeBufferPointer { fBuffer in
         confidence.samples.withUnsafeBufferPointer { cBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
-            let inputs = UncheckedSendableBox((tBuffer, dBuffer.baseAddress!, fBuffer.baseAddress!, cBuffer.baseAddress!))
+            let inputs = UncheckedSendableBox((tBuffer, UnsafePointer(oBuffer.baseAddress!), fBuffer.baseAddress!, cBuffer.baseAddress!))
             let o = SharedMutableBuffer(oBuffer)
             typealias Lanes = SIMD8<Float>
             let lanes = Lanes.scalarCount
-            forEachRowBand(rowCount: darkRoom.height) { rows in
+            forEachRowBand(rowCount: height) { rows in
                 let (t, d, f, c) = inputs.value
                 @inline(__always) func code(_ x: Lanes) -> Lanes {
                     ToneCurve.code16(x, table: t.baseAddress!, domain: domain, size: size)
@@ -72,7 +74,7 @@ public enum GapFill {
                     i += count
                 }
             }
-        }}}}}
+        }}}}
         return out
     }
 

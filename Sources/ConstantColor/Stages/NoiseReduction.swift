@@ -53,7 +53,7 @@ public struct NoiseReduction: Sendable {
         // Boxes run in place (the horizontal pass reads its source completely before the vertical
         // pass writes). Every plane is written before it is read: no zero fill.
         var planes: [Float] = uninitializedLargeArray(count: 16 * ln)
-        let fn = estimate.flashNoise
+        let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { lowBuffer in
         estimate.difference.samples.withUnsafeBufferPointer { dBuffer in
@@ -123,49 +123,73 @@ public struct NoiseReduction: Sendable {
             }
             // 2. Window means, in place.
             for k in 0..<15 where k != 2 { box(k) }
-            // 3. Per window: the local linear models, their variances and weights.
+            // 3. Per window: the local linear models, their variances and weights, eight windows of a
+            // row at a time (the tail through a padded copy).
+            typealias V = SIMD8<Float>
             forEachRowBand(rowCount: lh) { rows in
+                let tail = UnsafeMutablePointer<Float>.allocate(capacity: 16 * 8)
+                defer { tail.deallocate() }
                 for Y in rows {
                     let windowRows = Float(min(lh - 1, Y + r) - max(0, Y - r) + 1)
-                    for X in 0..<lw {
-                        let k = Y * lw + X
-                        let windowCount = windowRows * Float(min(lw - 1, X + r) - max(0, X - r) + 1)
-                        let excessAllowance = 1 + (2 / windowCount).squareRoot()
-                        let mu = low[k], count = low[2 * ln + k]
-                        let varI = max(0, low[ln + k] - mu * mu)
+                    var X = 0
+                    while X < lw {
+                        let k = Y * lw + X, lanes = min(8, lw - X)
+                        if lanes < 8 {
+                            for plane in 0..<15 {
+                                for lane in 0..<8 { tail[plane * 8 + lane] = low[plane * ln + k + min(lane, lanes - 1)] }
+                            }
+                        }
+                        @inline(__always) func load(_ plane: Int) -> V {
+                            lanes == 8 ? UnsafeRawPointer(low.base + plane * ln + k).loadUnaligned(as: V.self)
+                                       : UnsafeRawPointer(tail + plane * 8).loadUnaligned(as: V.self)
+                        }
+                        @inline(__always) func store(_ v: V, _ plane: Int) {
+                            if lanes == 8 {
+                                UnsafeMutableRawPointer(low.base + plane * ln + k).storeBytes(of: v, as: V.self)
+                            } else {
+                                for lane in 0..<lanes { low[plane * ln + k + lane] = v[lane] }
+                            }
+                        }
+                        let x = V(0, 1, 2, 3, 4, 5, 6, 7) + Float(X)
+                        let windowColumns = pointwiseMin(V(repeating: Float(lw - 1)), x + Float(r))
+                            - pointwiseMax(V(repeating: 0), x - Float(r)) + 1
+                        let windowCount = windowRows * windowColumns
+                        let excessAllowance = 1 + (2 / windowCount).fastSquareRoot
+                        let mu = load(0), count = load(2)
+                        let zero = V(repeating: 0)
+                        let varI = pointwiseMax(zero, load(1) - mu * mu)
                         // Noise variance of the averaged guide (its shot noise follows the mean).
-                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * max(0, mu)) / count
+                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * pointwiseMax(zero, mu)) / count
                         let epsilon = kappa * guideNoise + Float.leastNormalMagnitude
-                        let signalVarI = max(0, varI - guideNoise)
-                        let rho = signalVarI / (signalVarI + epsilon)
-                        let onePlusRho = 1 + rho
+                        let signalVarI = pointwiseMax(zero, varI - guideNoise)
+                        let onePlusRho = 1 + signalVarI / (signalVarI + epsilon)
                         // All of this window's inputs are read before its outputs overwrite planes 3…12.
-                        // (Each channel returns its results: writing lanes of a SIMD3 by a loop index
-                        // spilled it to the stack, and the store-forwarding stalls were most of this pass.)
-                        @inline(__always) func channel(_ c: Int) -> (a: Float, b: Float, variance: Float) {
-                            let o = (3 + 4 * c) * ln + k
-                            let pBar = low[o], fBar = low[o + ln]
-                            let covariance = low[o + 2 * ln] - mu * pBar
-                            let varP = max(0, low[o + 3 * ln] - pBar * pBar)
+                        @inline(__always) func channel(_ c: Int) -> (a: V, b: V, variance: V) {
+                            let o = 3 + 4 * c
+                            let pBar = load(o), fBar = load(o + 1)
+                            let covariance = load(o + 2) - mu * pBar
+                            let varP = pointwiseMax(zero, load(o + 3) - pBar * pBar)
                             // Noise of the averaged D_c and the part it shares with the guide (both from F_c).
-                            let sharedNoise = fn.variance(fBar) / count
-                            let vBar = estimate.variance(flash: fBar, difference: pBar) / count
+                            let flashVariance = fn.variance(fBar)
+                            let sharedNoise = flashVariance / count
+                            let vBar = (flashVariance + an.variance(fBar - pBar)) / count  // DarkRoomEstimate.variance
                             // Ridge toward a₀ = p̄/μ, with the guide's noise removed from both moments.
-                            let a0: Float = mu > 0 ? max(0, pBar / mu) : 0
+                            let a0 = pointwiseMax(zero, pBar / mu).replacing(with: 0, where: .!(mu .> 0))
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
-                            let residual = max(0, varP - 2 * ac * covariance + ac * ac * varI)
-                            let excess = max(0, residual - vBar * excessAllowance)
+                            let residual = pointwiseMax(zero, varP - 2 * ac * covariance + ac * ac * varI)
+                            let excess = pointwiseMax(zero, residual - vBar * excessAllowance)
                             return (ac, pBar - ac * mu, vBar / windowCount * onePlusRho * onePlusRho + excess)
                         }
-                        let r = channel(0), g = channel(1), bl = channel(2)
-                        let weight = 1 / max(r.variance + g.variance + bl.variance, Float.leastNormalMagnitude)
-                        @inline(__always) func store(_ c: Int, _ m: (a: Float, b: Float, variance: Float)) {
-                            low[(3 + 3 * c) * ln + k] = weight * m.a
-                            low[(4 + 3 * c) * ln + k] = weight * m.b
-                            low[(5 + 3 * c) * ln + k] = weight * m.variance.squareRoot()
+                        let red = channel(0), green = channel(1), blue = channel(2)
+                        let weight = 1 / pointwiseMax(red.variance + green.variance + blue.variance,
+                                                      V(repeating: Float.leastNormalMagnitude))
+                        @inline(__always) func put(_ c: Int, _ m: (a: V, b: V, variance: V)) {
+                            store(weight * m.a, 3 + 3 * c); store(weight * m.b, 4 + 3 * c)
+                            store(weight * m.variance.fastSquareRoot, 5 + 3 * c)
                         }
-                        store(0, r); store(1, g); store(2, bl)
-                        low[12 * ln + k] = weight
+                        put(0, red); put(1, green); put(2, blue)
+                        store(weight, 12)
+                        X += 8
                     }
                 }
             }

@@ -68,14 +68,13 @@ public struct ToneCurve: Sendable {
 
     /// Tone + encoding of eight linear values as 16-bit code values, from the table given by
     /// `withTable`: 0…65535 as `Float`, rounded to nearest with ties to even (as the TIFF writer
-    /// rounds); negatives and NaN give 0. Vector arithmetic throughout except the table reads:
-    /// the standard library's SIMD `squareRoot()` and `rounded(_:)` fall back to libm per lane
-    /// (`sqrtf` with errno checks, `floorf`), which made this the pipeline's costliest pass.
+    /// rounds); negatives and NaN give 0. Vector arithmetic throughout except the table reads
+    /// (see `fastSquareRoot` for why not the standard library's SIMD functions).
     @inline(__always) @inlinable
     public static func code16(_ x: SIMD8<Float>, table t: UnsafePointer<Float>, domain: Float, size: Int) -> SIMD8<Float> {
         let positive = x .> 0  // false for NaN
         let q = (x.replacing(with: 0, where: .!positive) * (1 / domain)).replacing(with: 1, where: x .> domain)
-        let u = squareRoot(q) * Float(size)
+        let u = q.fastSquareRoot * Float(size)
         // Cell ⌊u⌋ by the 2²³ rounding trick: round(u − ½) is ⌊u⌋, or u − 1 at an exact integer u,
         // where the fraction 1 gives the same interpolated value; clamped to the last cell.
         let magic = SIMD8<Float>(repeating: 8_388_608)
@@ -88,15 +87,6 @@ public struct ToneCurve: Sendable {
                               t[Int(k[4]) + 1], t[Int(k[5]) + 1], t[Int(k[6]) + 1], t[Int(k[7]) + 1])
         let v = lo + fraction * (hi - lo)
         return ((v * 65535 + magic) - magic).replacing(with: 0, where: .!positive)
-    }
-
-    /// √q for q in [0, 1] without libm: q times the bit-trick reciprocal square root refined by
-    /// three Newton steps (relative error below 1e-6 for normal q; 0 gives 0).
-    @inline(__always) @inlinable static func squareRoot(_ q: SIMD8<Float>) -> SIMD8<Float> {
-        let bits = unsafeBitCast(q, to: SIMD8<UInt32>.self)
-        var y = unsafeBitCast(SIMD8<UInt32>(repeating: 0x5F37_59DF) &- (bits &>> 1), to: SIMD8<Float>.self)
-        for _ in 0..<3 { y = y * (1.5 - 0.5 * q * y * y) }
-        return q * y
     }
 
     /// Encodes a linear image to 16-bit code values (0…65535 as `Float`, as `code16`), in parallel
