@@ -69,6 +69,44 @@ public struct DarkRoomEstimate: Sendable {
                     fl[i] = flag
                 }
                 let lastX = Float(w - 1), lastY = Float(h - 1)
+                let magic = SIMD8<Float>(repeating: 8_388_608), zero = SIMD8<Float>(repeating: 0)
+                let lastCellX = SIMD8<Float>(repeating: Float(w - 2)), lastCellY = SIMD8<Float>(repeating: Float(h - 2))
+                let laneOffsets = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+                /// Eight pixels inside the ambient frame whose bilinear cells are one row of eight
+                /// consecutive cells (a small rotation: most chunks): the taps are contiguous vector
+                /// loads. Returns false, having written nothing, for any other chunk.
+                @inline(__always) func vectorChunk(_ i: Int, _ fx: SIMD8<Float>, _ fy: SIMD8<Float>) -> Bool {
+                    // Cells by the 2²³ rounding trick: round(f − ½) is ⌊f⌋, or f − 1 at an exact
+                    // integer with weight 1 on the second tap (the same value).
+                    var cx = (fx - 0.5 + magic) - magic, cy = (fy - 0.5 + magic) - magic
+                    cx = cx.replacing(with: zero, where: cx .< zero).replacing(with: lastCellX, where: cx .> lastCellX)
+                    cy = cy.replacing(with: zero, where: cy .< zero).replacing(with: lastCellY, where: cy .> lastCellY)
+                    guard all(cy .== cy[0]), all(cx .== cx[0] + laneOffsets) else { return false }
+                    let tx = fx - cx, ty = fy - cy
+                    let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty
+                    let j = Int(cy[0]) &* w &+ Int(cx[0])
+                    @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+                        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    @inline(__always) func resampled(_ plane: Int) -> SIMD8<Float> {
+                        let p = a.baseAddress! + (plane &+ j)
+                        return w00 * load(p) + w10 * load(p + 1) + w01 * load(p + w) + w11 * load(p + w + 1)
+                    }
+                    @inline(__always) func store(_ v: SIMD8<Float>, _ plane: Int) {
+                        UnsafeMutableRawPointer(d.base + (plane &+ i)).storeBytes(of: load(f.baseAddress! + (plane &+ i)) - v, as: SIMD8<Float>.self)
+                    }
+                    store(resampled(0), 0); store(resampled(n), n); store(resampled(n2), n2)
+                    @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt8> {
+                        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)
+                    }
+                    let c = ac.baseAddress! + j
+                    let ambientClipped = bytes(c) | bytes(c + 1) | bytes(c + w) | bytes(c + w + 1)
+                    let none = SIMD8<UInt8>(repeating: 0)
+                    let flags = none.replacing(with: PixelFlag.flashClipped, where: bytes(fc.baseAddress! + i) .!= none)
+                        | none.replacing(with: PixelFlag.ambientClipped, where: ambientClipped .!= none)
+                    UnsafeMutableRawPointer(fl.base + i).storeBytes(of: flags, as: SIMD8<UInt8>.self)
+                    return true
+                }
                 for y in rows {
                     let py = Double(y) + 0.5
                     var x = 0
@@ -83,6 +121,7 @@ public struct DarkRoomEstimate: Sendable {
                             let fy = Float(m3 * px + m4 * py + m5 - 0.5) + stepY
                             let inside = (fx .>= 0) .& (fy .>= 0) .& (fx .<= lastX) .& (fy .<= lastY)
                             let allInside = all(inside)
+                            if allInside, vectorChunk(y &* w &+ x, fx, fy) { x += 8; continue }
                             for k in 0..<8 {
                                 pixel(y &* w &+ x &+ k, fx[k], fy[k], inside: allInside || inside[k])
                             }

@@ -151,38 +151,40 @@ public struct NoiseReduction: Sendable {
                             }
                         }
                         let x = V(0, 1, 2, 3, 4, 5, 6, 7) + Float(X)
-                        let windowColumns = pointwiseMin(V(repeating: Float(lw - 1)), x + Float(r))
-                            - pointwiseMax(V(repeating: 0), x - Float(r)) + 1
+                        let right = x + Float(r), left = x - Float(r), last = V(repeating: Float(lw - 1))
+                        let windowColumns = right.replacing(with: last, where: right .> last)
+                            - left.replacing(with: 0, where: left .< 0) + 1
                         let windowCount = windowRows * windowColumns
                         let excessAllowance = 1 + (2 / windowCount).fastSquareRoot
                         let mu = load(0), count = load(2)
-                        let zero = V(repeating: 0)
-                        let varI = pointwiseMax(zero, load(1) - mu * mu)
+                        /// max(0, v) (the standard library's generic pointwise maximum was not inlined).
+                        @inline(__always) func positive(_ v: V) -> V { v.replacing(with: 0, where: v .< 0) }
+                        let varI = positive(load(1) - mu * mu)
                         // Noise variance of the averaged guide (its shot noise follows the mean).
-                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * pointwiseMax(zero, mu)) / count
+                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * positive(mu)) / count
                         let epsilon = kappa * guideNoise + Float.leastNormalMagnitude
-                        let signalVarI = pointwiseMax(zero, varI - guideNoise)
+                        let signalVarI = positive(varI - guideNoise)
                         let onePlusRho = 1 + signalVarI / (signalVarI + epsilon)
                         // All of this window's inputs are read before its outputs overwrite planes 3…12.
                         @inline(__always) func channel(_ c: Int) -> (a: V, b: V, variance: V) {
                             let o = 3 + 4 * c
                             let pBar = load(o), fBar = load(o + 1)
                             let covariance = load(o + 2) - mu * pBar
-                            let varP = pointwiseMax(zero, load(o + 3) - pBar * pBar)
+                            let varP = positive(load(o + 3) - pBar * pBar)
                             // Noise of the averaged D_c and the part it shares with the guide (both from F_c).
                             let flashVariance = fn.variance(fBar)
                             let sharedNoise = flashVariance / count
                             let vBar = (flashVariance + an.variance(fBar - pBar)) / count  // DarkRoomEstimate.variance
                             // Ridge toward a₀ = p̄/μ, with the guide's noise removed from both moments.
-                            let a0 = pointwiseMax(zero, pBar / mu).replacing(with: 0, where: .!(mu .> 0))
+                            let a0 = positive(pBar / mu).replacing(with: 0, where: .!(mu .> 0))
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
-                            let residual = pointwiseMax(zero, varP - 2 * ac * covariance + ac * ac * varI)
-                            let excess = pointwiseMax(zero, residual - vBar * excessAllowance)
+                            let residual = positive(varP - 2 * ac * covariance + ac * ac * varI)
+                            let excess = positive(residual - vBar * excessAllowance)
                             return (ac, pBar - ac * mu, vBar / windowCount * onePlusRho * onePlusRho + excess)
                         }
                         let red = channel(0), green = channel(1), blue = channel(2)
-                        let weight = 1 / pointwiseMax(red.variance + green.variance + blue.variance,
-                                                      V(repeating: Float.leastNormalMagnitude))
+                        let total = red.variance + green.variance + blue.variance
+                        let weight = 1 / total.replacing(with: Float.leastNormalMagnitude, where: total .< Float.leastNormalMagnitude)
                         @inline(__always) func put(_ c: Int, _ m: (a: V, b: V, variance: V)) {
                             store(weight * m.a, 3 + 3 * c); store(weight * m.b, 4 + 3 * c)
                             store(weight * m.variance.fastSquareRoot, 5 + 3 * c)
