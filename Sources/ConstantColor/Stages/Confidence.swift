@@ -308,21 +308,25 @@ public enum Confidence {
             return (c * c * (1.0 / 3)).replacing(with: 841.0 / 108.0, where: .!above)
         }
         let gx = slope(k.mx), gy = slope(k.my), gz = slope(k.mz)
-        // Jacobian of L*, a*, b* on camera RGB, channel by channel.
-        @inline(__always) func jacobian(_ c: Int) -> (Lanes, Lanes, Lanes) {
-            (116 * k.my[c] * gy, 500 * (k.mx[c] * gx - k.my[c] * gy), 200 * (k.my[c] * gy - k.mz[c] * gz))
+        // The Jacobian of L*, a*, b* on camera RGB has column c = (116·m_y,c·g_y,
+        // 500·(m_x,c·g_x − m_y,c·g_y), 200·(m_y,c·g_y − m_z,c·g_z)). Independent errors: each
+        // channel's variance times its column's squared norm, one column at a time.
+        @inline(__always) func columnNorm2(_ c: Int) -> Lanes {
+            let y = k.my[c] * gy
+            let l = 116 * y, a = 500 * (k.mx[c] * gx - y), b = 200 * (y - k.mz[c] * gz)
+            return l * l + a * a + b * b
         }
-        let j0 = jacobian(0), j1 = jacobian(1), j2 = jacobian(2)
-        @inline(__always) func norm2(_ j: (Lanes, Lanes, Lanes)) -> Lanes { j.0 * j.0 + j.1 * j.1 + j.2 * j.2 }
-        var total = r.independent * norm2(j0) + g.independent * norm2(j1) + bl.independent * norm2(j2)
-        // Fully correlated errors: the exposure ratio's (δ·A) and the guide's (ā·δI).
+        var total = r.independent * columnNorm2(0) + g.independent * columnNorm2(1) + bl.independent * columnNorm2(2)
+        // Fully correlated errors e (the exposure ratio's δ·A, the guide's ā·δI): |J·e|², through
+        // the matrix rows' dot products with e (J is never formed: fewer live vectors).
         @inline(__always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
-            let l = e0 * j0.0 + e1 * j1.0 + e2 * j2.0
-            let aa = e0 * j0.1 + e1 * j1.1 + e2 * j2.1
-            let bb = e0 * j0.2 + e1 * j1.2 + e2 * j2.2
-            return l * l + aa * aa + bb * bb
+            let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
+            let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
+            let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
+            let l = 116 * y, a = 500 * (x - y), b = 200 * (y - z)
+            return l * l + a * a + b * b
         }
-        total += correlated(k.delta * (f.0 - d.0), k.delta * (f.1 - d.1), k.delta * (f.2 - d.2))
+        total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
         // The matrix's own error at this colour (ΔE00², added as CIELAB σ² with factor 1).
         total += calibration.variance(r.value, g.value, bl.value)
