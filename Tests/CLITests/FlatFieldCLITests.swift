@@ -88,7 +88,7 @@ struct FlatFieldCLITests {
     static func patchLab(linear path: String, chart: ChartDescription) throws -> [SIMD3<Double>] {
         let image = try TIFFReader.read(path: path).image
         let xyz = try PatchSampling.sample(image, chart: chart, file: path).map(\.median)
-        let k = ValidationScoring.exposureScale(measuredXYZ: xyz, referenceXYZ: chart.patches.map(\.xyzD65), neutral: chart.neutralIndices)
+        let k = try #require(ValidationScoring.exposureScale(measuredXYZ: xyz, referenceXYZ: chart.patches.map(\.xyzD65), neutral: chart.neutralIndices))
         return xyz.map { ColorScience.lab(fromXYZ: $0 * k, white: ColorScience.whiteD65XYZ) }
     }
 

@@ -101,6 +101,15 @@ import Testing
         #expect(json?["occludedPatches"]?.array?.compactMap(\.string) == ["grey"])
     }
 
+    /// Every neutral patch covered: the exposure of SPEC 5's accuracy cannot be fixed, and scoring
+    /// says so instead of assuming an exposure of 1.
+    @Test func allNeutralPatchesCoveredIsAnError() throws {
+        let covered = Self.condition(shift: Self.shiftA, ambientShift: Self.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6],
+                                     coverOutput: [2: 8, 3: 8])
+        #expect(throws: PatchSamplingError.noNeutralPatch(file: "flash.tif")) { try Self.score("A", covered, labelled: true) }
+        #expect(PatchSamplingError.noNeutralPatch(file: "flash.tif").description.hasPrefix("flash.tif: no neutral patch"))
+    }
+
     /// Three conditions: the grey patch covered in A's output, the red patch covered in B's ambient
     /// photo. Repeatability of grey is over B and C only; the variance reduction of grey uses B, C and
     /// of red uses A, C (both sides); the set lists both left-out samples.

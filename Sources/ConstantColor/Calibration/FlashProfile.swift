@@ -26,8 +26,10 @@ public struct FlashProfile: Sendable, Equatable {
     /// Creates a profile; the white is normalized to green = 1.
     public init(name: String, cameraName: String?, whiteCameraRGB: SIMD3<Double>, matrixToXYZD65: Matrix3,
                 spectralPowerDistribution: JSONValue? = nil, shading: FlashShading? = nil,
+                colorimetricUncertainty: ColorimetricUncertainty? = nil,
                 metadata: [String: JSONValue] = [:], extra: [String: JSONValue] = [:]) {
         self.name = name; self.cameraName = cameraName; self.shading = shading
+        self.colorimetricUncertainty = colorimetricUncertainty
         self.whiteCameraRGB = whiteCameraRGB / whiteCameraRGB.y
         self.matrixToXYZD65 = matrixToXYZD65
         self.spectralPowerDistribution = spectralPowerDistribution
@@ -35,7 +37,8 @@ public struct FlashProfile: Sendable, Equatable {
     }
 
     static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "camera", "whiteCameraRGB",
-                                         "matrixToXYZD65", "spectralPowerDistribution", "shading", "metadata"]
+                                         "matrixToXYZD65", "spectralPowerDistribution", "shading",
+                                         ColorimetricUncertainty.jsonKey, "metadata"]
 
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
@@ -63,11 +66,11 @@ public struct FlashProfile: Sendable, Equatable {
                   whiteCameraRGB: SIMD3(w[0], w[1], w[2]), matrixToXYZD65: matrix,
                   spectralPowerDistribution: r.members["spectralPowerDistribution"],
                   shading: try r.members["shading"].map { try FlashShading(json: $0, file: file) },
+                  colorimetricUncertainty: try r.members[ColorimetricUncertainty.jsonKey].map {
+                      try ColorimetricUncertainty(json: $0, file: file)
+                  },
                   metadata: r.members["metadata"]?.object ?? [:],
                   extra: r.unknownMembers(known: Self.knownKeys))
-        if let u = extra.removeValue(forKey: ColorimetricUncertainty.jsonKey) {
-            colorimetricUncertainty = try ColorimetricUncertainty(json: u, file: file)
-        }
     }
 
     /// Reads a profile file.

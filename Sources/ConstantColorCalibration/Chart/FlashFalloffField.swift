@@ -40,41 +40,7 @@ public struct FlashFalloffField: Sendable, Equatable {
     /// best explains per-patch brightness ratios up to a global scale. Returns the uniform field
     /// when the system is singular (too few or collinear patches).
     public static func fit(logRatios: [Double], basis: [[Double]]) -> FlashFalloffField {
-        let m = termNames.count + 1
-        var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
-        for (l, b) in zip(logRatios, basis) {
-            let row = [1] + b
-            for i in 0..<m {
-                atb[i] += row[i] * l
-                for j in 0..<m { ata[i * m + j] += row[i] * row[j] }
-            }
-        }
-        guard let x = solve(ata, atb, size: m) else { return FlashFalloffField() }
+        guard let x = LinearLeastSquares.fit(basis: basis.map { [1] + $0 }, values: logRatios) else { return FlashFalloffField() }
         return FlashFalloffField(coefficients: Array(x.dropFirst()))
-    }
-
-    /// Solves the symmetric system A x = b by Gaussian elimination with partial pivoting; nil when singular.
-    static func solve(_ a: [Double], _ b: [Double], size n: Int) -> [Double]? {
-        var a = a, b = b
-        let scale = a.map(abs).max() ?? 0
-        for k in 0..<n {
-            guard let p = (k..<n).max(by: { abs(a[$0 * n + k]) < abs(a[$1 * n + k]) }), abs(a[p * n + k]) > 1e-12 * scale else { return nil }
-            if p != k {
-                for j in 0..<n { a.swapAt(k * n + j, p * n + j) }
-                b.swapAt(k, p)
-            }
-            for i in (k + 1)..<n {
-                let f = a[i * n + k] / a[k * n + k]
-                for j in k..<n { a[i * n + j] -= f * a[k * n + j] }
-                b[i] -= f * b[k]
-            }
-        }
-        var x = [Double](repeating: 0, count: n)
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            var s = b[i]
-            for j in (i + 1)..<n { s -= a[i * n + j] * x[j] }
-            x[i] = s / a[i * n + i]
-        }
-        return x
     }
 }

@@ -80,6 +80,8 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
     case mostlyClipped(file: String, patch: String, clippedPercent: Int)
     /// More than half of the patches are mostly clipped.
     case mostPatchesClipped(file: String, clipped: Int, total: Int, first: String)
+    /// No neutral patch is left to fix the exposure (all occluded or unmeasurable).
+    case noNeutralPatch(file: String)
 
     public var description: String {
         switch self {
@@ -91,6 +93,8 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
             return "\(f): patch '\(p)' is mostly clipped (\(c) % of its pixels at the white level); shoot with less exposure"
         case .mostPatchesClipped(let f, let n, let t, let first):
             return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'); the capture is overexposed, shoot with less exposure"
+        case .noNeutralPatch(let f):
+            return "\(f): no neutral patch is visible and measurable, so the exposure of SPEC 5's accuracy cannot be fixed"
         }
     }
 }

@@ -136,7 +136,7 @@ public struct FlatFieldCalibration: Sendable {
             return [1, u, v, u * u, u * v, v * v, r2 * r2]
         }
         let logs = level.map { log($0) }
-        if let coefficients = Self.leastSquares(basis: basis, values: logs) {
+        if let coefficients = LinearLeastSquares.fit(basis: basis, values: logs) {
             for (b, l) in zip(basis, logs) {
                 let fit = zip(coefficients, b).reduce(0) { $0 + $1.0 * $1.1 }
                 residualMax = max(residualMax, abs(l - fit))
@@ -159,19 +159,6 @@ public struct FlatFieldCalibration: Sendable {
         self.clippedFraction = clippedFraction
         maxRelativeWhiteStandardError = seMax
         maxLogLevelResidual = residualMax
-    }
-
-    /// Ordinary least squares by the normal equations (small, well-conditioned bases); nil when singular.
-    static func leastSquares(basis: [[Double]], values: [Double]) -> [Double]? {
-        guard let m = basis.first?.count else { return nil }
-        var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
-        for (row, v) in zip(basis, values) {
-            for a in 0..<m {
-                atb[a] += row[a] * v
-                for b in 0..<m { ata[a * m + b] += row[a] * row[b] }
-            }
-        }
-        return FlashFalloffField.solve(ata, atb, size: m)
     }
 }
 

@@ -105,11 +105,12 @@ public struct ConditionScore: Sendable {
 /// Scoring of fused charts (SPEC 5).
 public enum ValidationScoring {
     /// The scalar exposure of SPEC 5's accuracy: the median over the neutral patches of
-    /// Y_reference / Y_measured (one number for the whole frame; robust to one bad patch).
-    public static func exposureScale(measuredXYZ: [SIMD3<Double>], referenceXYZ: [SIMD3<Double>], neutral: [Int]) -> Double {
-        var ratios = neutral.map { referenceXYZ[$0].y / measuredXYZ[$0].y }.filter(\.isFinite)
-        let k = PatchSampling.median(&ratios)
-        return k.isFinite && k > 0 ? k : 1
+    /// Y_reference / Y_measured (one number for the whole frame; robust to one bad patch); nil when
+    /// no neutral patch gives a finite, positive ratio (no guess of 1 in its place).
+    public static func exposureScale(measuredXYZ: [SIMD3<Double>], referenceXYZ: [SIMD3<Double>], neutral: [Int]) -> Double? {
+        var ratios = neutral.map { referenceXYZ[$0].y / measuredXYZ[$0].y }.filter { $0.isFinite && $0 > 0 }
+        guard !ratios.isEmpty else { return nil }
+        return PatchSampling.median(&ratios)
     }
 
     /// Scores one condition.
@@ -135,7 +136,9 @@ public enum ValidationScoring {
         let measured = measuredSamples.map(\.median)
         let occluded = measuredSamples.map(\.occluded)
         let neutral = chart.neutralIndices.filter { !occluded[$0] }
-        let k = exposureScale(measuredXYZ: measured, referenceXYZ: chart.patches.map(\.xyzD65), neutral: neutral)
+        guard let k = exposureScale(measuredXYZ: measured, referenceXYZ: chart.patches.map(\.xyzD65), neutral: neutral) else {
+            throw .noNeutralPatch(file: file)
+        }
         let lab = measured.map { ColorScience.lab(fromXYZ: $0 * k, white: white) }
         let reference = chart.patches.map(\.labD65)
         var score = ConditionScore(
