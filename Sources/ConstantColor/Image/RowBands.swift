@@ -7,20 +7,23 @@ import Dispatch
 /// Small images run on the calling thread.
 public func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
                            _ body: (Range<Int>) -> Void) {
-    let cores = max(1, ProcessInfoCores.activeProcessorCount)
-    let bands = max(1, min(cores, rowCount / max(1, minimumRowsPerBand)))
-    if bands == 1 {
-        body(0..<rowCount)
+    let bands = rowBands(rowCount: rowCount, minimumRowsPerBand: minimumRowsPerBand)
+    if bands.count == 1 {
+        body(bands[0])
         return
     }
     withoutActuallyEscaping(body) { body in
         let box = UncheckedSendableBox(body)
-        DispatchQueue.concurrentPerform(iterations: bands) { band in
-            let start = rowCount * band / bands
-            let end = rowCount * (band + 1) / bands
-            box.value(start..<end)
-        }
+        DispatchQueue.concurrentPerform(iterations: bands.count) { box.value(bands[$0]) }
     }
+}
+
+/// The bands `forEachRowBand` splits `0..<rowCount` into: at most one per core, each at least
+/// `minimumRowsPerBand` rows (one band for small counts), in order.
+public func rowBands(rowCount: Int, minimumRowsPerBand: Int = 16) -> [Range<Int>] {
+    let cores = max(1, ProcessInfoCores.activeProcessorCount)
+    let bands = max(1, min(cores, rowCount / max(1, minimumRowsPerBand)))
+    return (0..<bands).map { (rowCount * $0 / bands)..<(rowCount * ($0 + 1) / bands) }
 }
 
 /// Number of cores, read once.

@@ -82,12 +82,29 @@ public enum ExposureNormalization {
                 let dst = SharedMutableBuffer(dstBuffer)
                 let clip = SharedMutableBuffer(clipBuffer)
                 forEachRowBand(rowCount: height) { rows in
-                    for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
+                    let end = rows.upperBound * width
+                    var i = rows.lowerBound * width
+                    // Eight pixels at a time, then the rest one by one.
+                    typealias V = SIMD8<Float>
+                    @inline(__always) func load(_ k: Int) -> V { UnsafeRawPointer(dst.base + k).loadUnaligned(as: V.self) }
+                    @inline(__always) func store(_ v: V, _ k: Int) { UnsafeMutableRawPointer(dst.base + k).storeBytes(of: v, as: V.self) }
+                    while i + 8 <= end {
+                        let r = load(i), g = load(n + i), b = load(2 * n + i)
+                        let clipped = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
+                        // (A lane of a mask is all ones or zero: its low bit is the flag.)
+                        let bytes = SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(clipped, to: SIMD8<Int32>.self) & 1)
+                        UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
+                        store((r - black) * inverseScale, i); store((g - black) * inverseScale, n + i)
+                        store((b - black) * inverseScale, 2 * n + i)
+                        i += 8
+                    }
+                    while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
                         clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN) ? 1 : 0
                         dst[i] = (r - black) * inverseScale
                         dst[n + i] = (g - black) * inverseScale
                         dst[2 * n + i] = (b - black) * inverseScale
+                        i += 1
                     }
                 }
             }

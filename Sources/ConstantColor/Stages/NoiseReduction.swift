@@ -49,10 +49,10 @@ public struct NoiseReduction: Sendable {
         precondition(flash.image.width == w && flash.image.height == h)
         let s = max(1, subsampling), r = max(0, radius)
         let lw = (w + s - 1) / s, lh = (h + s - 1) / s, ln = lw * lh
-        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²; 15 scratch.
-        // Boxes run in place (the horizontal pass reads its source completely before the vertical
-        // pass writes). Every plane is written before it is read: no zero fill.
-        var planes: [Float] = uninitializedLargeArray(count: 16 * ln)
+        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p².
+        // Boxes run in place (BoxFilter.mean allows it). Every plane is written before it is read:
+        // no zero fill.
+        var planes: [Float] = uninitializedLargeArray(count: 15 * ln)
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { lowBuffer in
@@ -64,8 +64,7 @@ public struct NoiseReduction: Sendable {
                 UnsafeMutableBufferPointer(start: base.base + k * ln, count: ln)
             }
             func box(_ k: Int) {
-                BoxFilter.mean(UnsafeBufferPointer(plane(low, k)), width: lw, height: lh, radius: r,
-                               into: plane(low, k), scratch: plane(low, 15))
+                BoxFilter.mean(UnsafeBufferPointer(plane(low, k)), width: lw, height: lh, radius: r, into: plane(low, k))
             }
             // 1. Block averages of the guide and of each channel, one pass over the full-resolution frames.
             forEachRowBand(rowCount: lh) { rows in
@@ -127,7 +126,7 @@ public struct NoiseReduction: Sendable {
             // row at a time (the tail through a padded copy).
             typealias V = SIMD8<Float>
             forEachRowBand(rowCount: lh) { rows in
-                let tail = UnsafeMutablePointer<Float>.allocate(capacity: 16 * 8)
+                let tail = UnsafeMutablePointer<Float>.allocate(capacity: 15 * 8)
                 defer { tail.deallocate() }
                 for Y in rows {
                     let windowRows = Float(min(lh - 1, Y + r) - max(0, Y - r) + 1)

@@ -78,7 +78,8 @@ public struct ToneCurve: Sendable {
         // Cell ⌊u⌋ by the 2²³ rounding trick: round(u − ½) is ⌊u⌋, or u − 1 at an exact integer u,
         // where the fraction 1 gives the same interpolated value; clamped to the last cell.
         let magic = SIMD8<Float>(repeating: 8_388_608)
-        let cell = pointwiseMin(pointwiseMax((u - 0.5 + magic) - magic, SIMD8(repeating: 0)), SIMD8(repeating: Float(size - 1)))
+        let last = SIMD8<Float>(repeating: Float(size - 1)), rounded = (u - 0.5 + magic) - magic
+        let cell = rounded.replacing(with: 0, where: rounded .< 0).replacing(with: last, where: rounded .> last)
         let fraction = u - cell
         let k = unsafeBitCast(cell + magic, to: SIMD8<Int32>.self) &- 0x4B00_0000  // exact: the cell is an integer
         let lo = SIMD8<Float>(t[Int(k[0])], t[Int(k[1])], t[Int(k[2])], t[Int(k[3])],
