@@ -256,17 +256,24 @@ public enum Confidence {
             let top = Lanes(repeating: n)
             gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
             gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
-            // Lower node of each pixel's cell (the last cell for u or v = 1), as Floats: the generic SIMD
-            // integer conversions are not vectorized.
-            let lastCell = Lanes(repeating: n - 1)
-            let fu = pointwiseMin(gu.rounded(.towardZero), lastCell), fv = pointwiseMin(gv.rounded(.towardZero), lastCell)
+            // Lower node of each pixel's cell, as Floats, by the 2²³ rounding trick (the standard
+            // library's SIMD rounding calls libm per lane): round(g − ½) is ⌊g⌋, or g − 1 at an exact
+            // node with fraction 1 (the same interpolated value); clamped to the last cell.
+            let magic = Lanes(repeating: 8_388_608), lastCell = Lanes(repeating: n - 1)
+            @inline(__always) func cell(_ g: Lanes) -> Lanes {
+                let c = (g - 0.5 + magic) - magic
+                return c.replacing(with: zero, where: c .< zero).replacing(with: lastCell, where: c .> lastCell)
+            }
+            let fu = cell(gu), fv = cell(gv)
             let tu = gu - fu, tv = gv - fv
             let index = fv * Float(size) + fu  // exact: below 2²⁴
-            var v00 = zero, v10 = zero, v01 = zero, v11 = zero
-            for k in 0..<Lanes.scalarCount {
-                let p = grid + Int(index[k])
-                v00[k] = p[0]; v10[k] = p[1]; v01[k] = p[size]; v11[k] = p[size + 1]
+            // Node reads per lane, gathered into vectors by initializer (not lane by lane).
+            @inline(__always) func gather(_ offset: Int) -> Lanes {
+                Lanes(grid[Int(index[0]) + offset], grid[Int(index[1]) + offset], grid[Int(index[2]) + offset],
+                      grid[Int(index[3]) + offset], grid[Int(index[4]) + offset], grid[Int(index[5]) + offset],
+                      grid[Int(index[6]) + offset], grid[Int(index[7]) + offset])
             }
+            let v00 = gather(0), v10 = gather(1), v01 = gather(size), v11 = gather(size + 1)
             let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)
             return upper + tv * (lower - upper)
         }
