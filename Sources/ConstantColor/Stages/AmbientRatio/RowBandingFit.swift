@@ -17,9 +17,10 @@ import Foundation
 /// added one at a time (frequency scanned from 0.8 cycles per frame to one cycle per 6 rows, then
 /// refined by golden-section search) while an F-test against the model without it exceeds
 /// `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far beyond the 10⁻⁵
-/// level even after the scan's many trials). The search uses a line γ, the test a cubic one
-/// (`slopeTerms`, `smoothTerms`): at megapixel sizes the rows are so precise that the line's
-/// misfit to a real fall-off would otherwise pass as banding (issue 7: 1.4–1.5 cycles, 0.5 %).
+/// level even after the scan's many trials). The coarse scan uses a line γ, the refinement, test
+/// and final fit a cubic one (`slopeTerms`, `smoothTerms`): at megapixel sizes the rows are so
+/// precise that the line's misfit to a real fall-off would otherwise pass as banding (issue 7:
+/// 1.4–1.5 cycles, 0.5 %) or bend a real component's frequency.
 struct RowBandingFit {
     /// The components kept.
     var components: [RowBanding]
@@ -34,12 +35,12 @@ struct RowBandingFit {
     static let minimumAmplitude = 0.002
     /// Lowest frequency tried, cycles per frame (below it a sinusoid is a trend).
     static let lowestCycles = 0.8
-    /// Terms of the polynomial γ(t) the components are searched and fitted with: a line, the
-    /// fall-off's main part. More terms here would be nearly collinear with the ambient frame's own
-    /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and pull its frequency
+    /// Terms of the polynomial γ(t) of the coarse frequency scan (and the robust weights): a line,
+    /// the fall-off's main part. A cubic there is nearly collinear with the ambient frame's own
+    /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and leads the scan astray
     /// (100 Hz over a 20 ms readout, 2.0 cycles, came out at 2.2 with spurious 3.1 and 4.0 at 1 MP).
     static let slopeTerms = 2
-    /// Terms of the polynomial γ(t) a component must be significant against: a cubic. A point
+    /// Terms of the polynomial γ(t) of the refinement, the F-test and the final fit: a cubic. A point
     /// flash's `∂log E/∂y = −3y/(d² + x² + y²)` is a line only near the axis; over a frame its cubic
     /// part is 10–15 % of the linear one (fitted γ ≈ −1.18 s + 0.15 s³ on a 12 MP render). Left to a
     /// line, that misfit looks like a 1.4–1.5 cycle sinusoid of 0.3–0.5 % amplitude, and with
@@ -93,7 +94,10 @@ struct RowBandingFit {
             guard let coarse = best else { break }
             var lo = coarse.nu - step, hi = coarse.nu + step
             let g = (5.0.squareRoot() - 1) / 2
-            func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v])?.rssBetween ?? .infinity }
+            // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
+            // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
+            // at 3 MP, leaving a spurious 1.2 cycle component of 3 % beside it.
+            func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v], terms: smoothTerms)?.rssBetween ?? .infinity }
             var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
             for _ in 0..<30 {
                 if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
@@ -118,6 +122,8 @@ struct RowBandingFit {
             if let refit = solve(stats, frequencies: found) { current = refit }
         }
         guard !found.isEmpty else { return RowBandingFit(components: [], relativeVariance: 0) }
+        // The components' amplitudes with the cubic γ, at the frequencies found.
+        if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
         let variances = current.parameterVariances(stats, frequencies: found)
         var components: [RowBanding] = []
         var variance = 0.0
