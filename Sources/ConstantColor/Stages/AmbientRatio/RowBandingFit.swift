@@ -92,7 +92,9 @@ struct RowBandingFit {
                 nu += step
             }
             guard let coarse = best else { break }
-            var lo = coarse.nu - step, hi = coarse.nu + step
+            // ±0.3 cycle: the scan's periodogram (r's part only, line γ) put 100 Hz's peak at 1.8
+            // instead of 2.0 cycles at 12 MP, and a ±0.1 bracket stopped the refinement at its edge.
+            var lo = coarse.nu - 3 * step, hi = coarse.nu + 3 * step
             let g = (5.0.squareRoot() - 1) / 2
             // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
             // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
