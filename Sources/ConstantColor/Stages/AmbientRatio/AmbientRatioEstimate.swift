@@ -64,10 +64,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public static func estimate(flash: LinearFrame, darkRoom: DarkRoomEstimate, registration: RegistrationResult,
                                 metadataUncertainty: Double) -> AmbientRatioEstimate {
         let w = flash.image.width, h = flash.image.height
-        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom)
+        let blur = interpolationVariance(registration, width: w, height: h)
+        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: blur)
         let bandFit = RowBandingFit.fit(reduced)
-        let edges = IlluminationEdgeRatio.measure(reduced.halved(), banding: bandFit.components,
-                                                  interpolationVariance: interpolationVariance(registration, width: w, height: h))
+        let edges = IlluminationEdgeRatio.measure(reduced.halved(), banding: bandFit.components, interpolationVariance: blur)
         var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
         // The image data replace EXIF where they know the ratio better than EXIF does.
         if let e = edges, e.standardError / e.ratio < metadataUncertainty {

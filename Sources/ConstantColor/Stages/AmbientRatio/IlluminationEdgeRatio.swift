@@ -8,7 +8,14 @@ import Foundation
 /// reflectance edge `F′` follows `A` with the factor `Q = F′/A` instead (Tappen, Freeman & Adelson
 /// 2005 tell shading from reflectance derivatives the same way). Each pixel gives, per channel, the
 /// regression coefficient g of F′ on A along an 11-pixel profile on the axis of A's larger change,
-/// after removing each profile's least-squares line (which takes the fall-off's gradient). An
+/// after removing each profile's least-squares line (which takes the fall-off's gradient) and the
+/// fall-off's bend (`FlashCurvature`): a profile spans 7–10 % of the frame, over which cos θ/r²
+/// bends by a few 10⁻³ of D, and that bend correlates with the even part of A's penumbra wherever a
+/// profile is off the edge's centre — ±1.5 % in g, of opposite sign on the two sides of a penumbra,
+/// which the selection below does not take equally (r₀ came out 0.4–1 % low on steady light at 3
+/// to 12 MP). The bend is measured away from the edges, over the whole frame, rather than fitted
+/// per profile (a parabola per profile would also take the even part of the penumbra's bend and
+/// double the standard error). An
 /// illumination edge gives the same g in every channel, even under coloured shadows; a reflectance
 /// edge gives each channel its own `D_c/A_c` — the channels must agree (χ², 99 %). Illumination edges
 /// pile up at one value below Q; the selection and robust mean are in `measure`. The standard error
@@ -75,6 +82,8 @@ enum IlluminationEdgeRatio {
         // border is interpolated.
         let reach = 5, margin = reach + 2
         var fp = [Double](repeating: 0, count: 2 * reach + 1), ap = fp
+        let curvature = FlashCurvature.measure(p, fPrime: fPrime, reach: reach)
+        let meanSquare = Double(reach * (reach + 1)) / 3
         for y in margin..<max(margin, h - margin) {
             for x in margin..<max(margin, w - margin) {
                 let j = y * w + x
@@ -82,6 +91,7 @@ enum IlluminationEdgeRatio {
                 // The profile runs along the axis of the larger ambient change.
                 let horizontal = abs(p.ambient[j + 1] - p.ambient[j - 1]) >= abs(p.ambient[j + w] - p.ambient[j - w])
                 let stride = horizontal ? 1 : w
+                let bendFactor = curvature?.relativeBend(x: x, y: y, horizontal: horizontal) ?? 0
                 var allValid = true
                 for k in -reach...reach where !p.valid[j + k * stride] { allValid = false }
                 guard allValid else { continue }
@@ -91,7 +101,13 @@ enum IlluminationEdgeRatio {
                 var sw = 0.0, swg = 0.0, gs = SIMD3<Double>(), ws = SIMD3<Double>(), used = 0
                 for c in 0..<3 {
                     let a = p.ambientChannels[c], f = fPrime[c]
-                    for k in -reach...reach { ap[k + reach] = a[j + k * stride]; fp[k + reach] = f[j + k * stride] }
+                    // D's bend along the profile: D_j·b·(s² − ⟨s²⟩), D_j from EXIF's r = 1 (its error
+                    // changes the bend's correction only in the second order).
+                    let bend = (f[j] - a[j]) * bendFactor
+                    for k in -reach...reach {
+                        ap[k + reach] = a[j + k * stride]
+                        fp[k + reach] = f[j + k * stride] - bend * (Double(k * k) - meanSquare)
+                    }
                     Self.detrended(&ap); Self.detrended(&fp)
                     var aa = 0.0, fa = 0.0
                     for i in ap.indices { aa += ap[i] * ap[i]; fa += fp[i] * ap[i] }
@@ -158,5 +174,109 @@ enum IlluminationEdgeRatio {
             r = centre
         }
         return result
+    }
+}
+
+/// The flash image's bend along short profiles, relative to its value: `D(s) ≈ D₀·(1 + a·s +
+/// b·(s² − ⟨s²⟩))` over s = −reach…reach, with b a smooth function of the position (the light
+/// field's cos θ/r² fall-off is the same whatever the surface; a reflectance only scales it). b is
+/// measured per axis wherever neither the ambient frame (no ambient edge: A follows a line within its
+/// noise) nor `F′ − A` (no reflectance edge: it follows a parabola within its noise) has an edge,
+/// and fitted over the frame by a quadratic polynomial in the position (weighted least squares with
+/// Tukey's biweight, Beaton & Tukey 1974). Away from ambient edges `F′ − A = D + (r₀ − 1)·A` bends
+/// as D does, whatever r₀.
+struct FlashCurvature {
+    /// Polynomial coefficients (1, u, v, u², uv, v²), u and v the position in [−1, 1], per axis.
+    var horizontal: [Double], vertical: [Double]
+    /// Reduced image size the positions are relative to.
+    let width: Int, height: Int
+
+    /// Fewest quiet profiles per axis for a fit.
+    static let minimumProfiles = 60
+
+    /// b at a pixel, along the given axis.
+    func relativeBend(x: Int, y: Int, horizontal along: Bool) -> Double {
+        let u = 2 * (Double(x) + 0.5) / Double(width) - 1, v = 2 * (Double(y) + 0.5) / Double(height) - 1
+        let c = along ? horizontal : vertical
+        return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
+    }
+
+    /// Fits b from the pair and the (blurred, banding-free) flash channels `fPrime`; nil when
+    /// too few quiet profiles are found on either axis.
+    static func measure(_ p: ReducedFramePair, fPrime: [[Double]], reach: Int) -> FlashCurvature? {
+        let w = p.width, h = p.height, n = 2 * reach + 1
+        guard w > n, h > n else { return nil }
+        let meanSquare = Double(reach * (reach + 1)) / 3
+        var qq = 0.0, ss = 0.0
+        for k in -reach...reach { let q = Double(k * k) - meanSquare; qq += q * q; ss += Double(k * k) }
+        // Summed channels: D = F′ − A and its noise variance; A's.
+        var d = [Double](repeating: 0, count: w * h), vd = d
+        for j in 0..<(w * h) {
+            for c in 0..<3 { d[j] += fPrime[c][j] - p.ambientChannels[c][j] }
+            vd[j] = p.flashVariance[j] + p.ambientVariance[j]
+        }
+        var fits: [[Double]] = []
+        for along in [true, false] {
+            let stride = along ? 1 : w
+            var rows: [(u: Double, v: Double, b: Double, weight: Double)] = []
+            var dp = [Double](repeating: 0, count: n), ap = dp
+            for y in (along ? 0 : reach)..<(along ? h : h - reach) {
+                for x in (along ? reach : 0)..<(along ? w - reach : w) {
+                    let j = y * w + x
+                    guard d[j] > 0 else { continue }
+                    var ok = true
+                    for k in -reach...reach where !p.valid[j + k * stride] { ok = false; break }
+                    guard ok else { continue }
+                    for k in -reach...reach { dp[k + reach] = d[j + k * stride]; ap[k + reach] = p.ambient[j + k * stride] }
+                    // A: residual from its line within twice its noise.
+                    var am = 0.0, asl = 0.0
+                    for k in -reach...reach { am += ap[k + reach]; asl += Double(k) * ap[k + reach] }
+                    am /= Double(n); asl /= ss
+                    var ar = 0.0
+                    for k in -reach...reach { let e = ap[k + reach] - am - asl * Double(k); ar += e * e }
+                    guard ar < 2 * Double(n - 2) * p.ambientVariance[j] else { continue }
+                    // D: its parabola, and the residual from it within twice its noise.
+                    var dm = 0.0, dsl = 0.0, dq = 0.0
+                    for k in -reach...reach {
+                        dm += dp[k + reach]; dsl += Double(k) * dp[k + reach]; dq += (Double(k * k) - meanSquare) * dp[k + reach]
+                    }
+                    dm /= Double(n); dsl /= ss; dq /= qq
+                    var dr = 0.0
+                    for k in -reach...reach {
+                        let e = dp[k + reach] - dm - dsl * Double(k) - dq * (Double(k * k) - meanSquare); dr += e * e
+                    }
+                    guard dr < 2 * Double(n - 3) * vd[j] else { continue }
+                    // var(b) = σ²_D / (Σq²·D²).
+                    rows.append((2 * (Double(x) + 0.5) / Double(w) - 1, 2 * (Double(y) + 0.5) / Double(h) - 1,
+                                 dq / d[j], d[j] * d[j] * qq / vd[j]))
+                }
+            }
+            guard rows.count >= minimumProfiles else { return nil }
+            var robust = [Double](repeating: 1, count: rows.count)
+            var theta = [Double](repeating: 0, count: 6)
+            for _ in 0..<4 {
+                var ata = [Double](repeating: 0, count: 36), atb = [Double](repeating: 0, count: 6)
+                for (i, r) in rows.enumerated() {
+                    let x = [1, r.u, r.v, r.u * r.u, r.u * r.v, r.v * r.v], wt = r.weight * robust[i]
+                    for a in 0..<6 {
+                        atb[a] += wt * x[a] * r.b
+                        for b in 0..<6 { ata[a * 6 + b] += wt * x[a] * x[b] }
+                    }
+                }
+                guard let t = solveSymmetric(ata, atb, size: 6) else { return nil }
+                theta = t
+                var z = [Float](repeating: 0, count: rows.count)
+                for (i, r) in rows.enumerated() {
+                    let fit = t[0] + t[1] * r.u + t[2] * r.v + t[3] * r.u * r.u + t[4] * r.u * r.v + t[5] * r.v * r.v
+                    z[i] = Float(abs(r.b - fit) * r.weight.squareRoot())
+                }
+                var a = z
+                let mad = a.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) }
+                let c = 4.685 * 1.4826 * Double(max(mad, 1e-12))
+                robust = z.map { v in let u = Double(v) / c; return u < 1 ? (1 - u * u) * (1 - u * u) : 0 }
+            }
+            fits.append(theta)
+        }
+        return FlashCurvature(horizontal: fits[0], vertical: fits[1], width: w, height: h)
     }
 }

@@ -15,6 +15,18 @@ struct ReducedFramePair {
     var flashChannelVariance: [[Double]], ambientChannelVariance: [[Double]]
     /// Whether every pixel of the block is unflagged (no clipping, an ambient sample).
     var valid: [Bool]
+    /// Per axis, the full-resolution pixels² by which the ambient frame's resampling blurred it
+    /// (`AmbientRatioEstimate.interpolationVariance`).
+    let interpolationVariance: SIMD2<Double>
+
+    /// How much of the ambient frame's noise variance a block mean keeps after bilinear resampling.
+    /// Along an axis the k resampled samples of a block weigh the source pixels 1, except the two at
+    /// its ends, t and 1 − t: Σweight² = k − 2t(1 − t), against k for independent pixels — a factor
+    /// 1 − 2v/k with v the mean t(1 − t). At k = 1 or 2 (small frames) that is 0.7–0.85 per pair,
+    /// and the noise subtracted from the penumbrae's bend would otherwise be too large (r₀ high).
+    static func resampledNoiseFactor(block k: Int, interpolationVariance v: SIMD2<Double>) -> Double {
+        (1 - 2 * v.x / Double(k)) * (1 - 2 * v.y / Double(k))
+    }
 
     /// Rows the reduced image aims at.
     static let targetRows = 200
@@ -26,7 +38,10 @@ struct ReducedFramePair {
     /// wants less noise than the row fit, and its penumbrae stay several pixels wide.
     func halved() -> ReducedFramePair {
         let hw = width / 2, hh = height / 2
-        var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight)
+        var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight,
+                                   interpolationVariance: interpolationVariance)
+        let resampled = Self.resampledNoiseFactor(block: 2 * block, interpolationVariance: interpolationVariance)
+            / Self.resampledNoiseFactor(block: block, interpolationVariance: interpolationVariance)
         for y in 0..<hh {
             for x in 0..<hw {
                 let j = 2 * y * width + 2 * x, o = y * hw + x
@@ -34,21 +49,22 @@ struct ReducedFramePair {
                 func mean(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 4 }
                 func meanVariance(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 16 }
                 out.flash[o] = mean(flash); out.ambient[o] = mean(ambient)
-                out.flashVariance[o] = meanVariance(flashVariance); out.ambientVariance[o] = meanVariance(ambientVariance)
+                out.flashVariance[o] = meanVariance(flashVariance); out.ambientVariance[o] = meanVariance(ambientVariance) * resampled
                 out.valid[o] = valid[a] && valid[b] && valid[c] && valid[d]
                 for ch in 0..<3 {
                     out.flashChannels[ch][o] = mean(flashChannels[ch])
                     out.ambientChannels[ch][o] = mean(ambientChannels[ch])
                     out.flashChannelVariance[ch][o] = meanVariance(flashChannelVariance[ch])
-                    out.ambientChannelVariance[ch][o] = meanVariance(ambientChannelVariance[ch])
+                    out.ambientChannelVariance[ch][o] = meanVariance(ambientChannelVariance[ch]) * resampled
                 }
             }
         }
         return out
     }
 
-    private init(width: Int, height: Int, block: Int, fullHeight: Int) {
+    private init(width: Int, height: Int, block: Int, fullHeight: Int, interpolationVariance: SIMD2<Double>) {
         self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight
+        self.interpolationVariance = interpolationVariance
         let n = width * height
         flash = [Double](repeating: 0, count: n); ambient = flash; flashVariance = flash; ambientVariance = flash
         valid = [Bool](repeating: false, count: n)
@@ -56,11 +72,13 @@ struct ReducedFramePair {
         flashChannelVariance = flashChannels; ambientChannelVariance = flashChannels
     }
 
-    init(flash frame: LinearFrame, darkRoom: DarkRoomEstimate) {
+    /// Block means of the flash frame and `A = F − D`; `interpolationVariance` as in the property.
+    init(flash frame: LinearFrame, darkRoom: DarkRoomEstimate, interpolationVariance: SIMD2<Double>) {
         let w = frame.image.width, h = frame.image.height, n = w * h
         let k = max(1, min(w, h) / Self.targetRows)
         let rw = w / k, rh = h / k
         width = rw; height = rh; block = k; fullHeight = h
+        self.interpolationVariance = interpolationVariance
         let m = rw * rh
         // Planes: F_r, F_g, F_b, A_r, A_g, A_b (block means).
         var means = [Double](repeating: 0, count: 6 * m)
@@ -117,7 +135,8 @@ struct ReducedFramePair {
         }
         flashChannels = (0..<3).map(plane); ambientChannels = (3..<6).map(plane)
         flashChannelVariance = flashChannels.map { variance($0, fn) }
-        ambientChannelVariance = ambientChannels.map { variance($0, an) }
+        let resampled = Self.resampledNoiseFactor(block: k, interpolationVariance: interpolationVariance)
+        ambientChannelVariance = ambientChannels.map { variance($0, an).map { $0 * resampled } }
         var f = [Double](repeating: 0, count: m), a = f, vf = f, va = f
         for c in 0..<3 {
             for j in 0..<m {

@@ -5,7 +5,7 @@ import Foundation
 /// L the flash and ambient illuminance), so at a pixel the change of Q over ±b rows is
 /// `d = r(y + b) − r(y − b) + 2δ·P·γ`, γ = ∂log(E/L)/∂t: the fall-off's share is proportional to P
 /// (four times larger in a shadow's core, where L is a quarter) and γ varies smoothly down the
-/// frame (a line in t), while the banding is the same in every column. The ambient frame
+/// frame (a polynomial in t), while the banding is the same in every column. The ambient frame
 /// bands too (`A ∝ G_A(y)`, so `P ∝ 1/G_A`): each component therefore has a part proportional to P
 /// (the ambient frame's banding) besides the part common to all pixels (r's banding,
 /// `r = r₀·G_F/G_A`); P's spread within rows (shadows, surfaces) tells them apart. Each pixel's `d` is
@@ -17,7 +17,10 @@ import Foundation
 /// added one at a time (frequency scanned from 0.8 cycles per frame to one cycle per 6 rows, then
 /// refined by golden-section search) while an F-test against the model without it exceeds
 /// `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far beyond the 10⁻⁵
-/// level even after the scan's many trials).
+/// level even after the scan's many trials). The coarse scan uses a line γ, the refinement, test
+/// and final fit a cubic one (`slopeTerms`, `smoothTerms`): at megapixel sizes the rows are so
+/// precise that the line's misfit to a real fall-off would otherwise pass as banding (issue 7:
+/// 1.4–1.5 cycles, 0.5 %) or bend a real component's frequency.
 struct RowBandingFit {
     /// The components kept.
     var components: [RowBanding]
@@ -32,8 +35,17 @@ struct RowBandingFit {
     static let minimumAmplitude = 0.002
     /// Lowest frequency tried, cycles per frame (below it a sinusoid is a trend).
     static let lowestCycles = 0.8
-    /// Terms of the polynomial γ(t): a line (a radial fall-off and a linear ambient gradient give one).
+    /// Terms of the polynomial γ(t) of the coarse frequency scan (and the robust weights): a line,
+    /// the fall-off's main part. A cubic there is nearly collinear with the ambient frame's own
+    /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and leads the scan astray
+    /// (100 Hz over a 20 ms readout, 2.0 cycles, came out at 2.2 with spurious 3.1 and 4.0 at 1 MP).
     static let slopeTerms = 2
+    /// Terms of the polynomial γ(t) of the refinement, the F-test and the final fit: a cubic. A point
+    /// flash's `∂log E/∂y = −3y/(d² + x² + y²)` is a line only near the axis; over a frame its cubic
+    /// part is 10–15 % of the linear one (fitted γ ≈ −1.18 s + 0.15 s³ on a 12 MP render). Left to a
+    /// line, that misfit looks like a 1.4–1.5 cycle sinusoid of 0.3–0.5 % amplitude, and with
+    /// millions of pixels the F-test keeps it; against the cubic it is no longer significant.
+    static let smoothTerms = 4
 
     /// One pixel's change of Q over its group's span, its P and its noise weight 1/σ².
     struct PixelSample { var group: Int, p: Double, d: Double, w: Double }
@@ -80,9 +92,14 @@ struct RowBandingFit {
                 nu += step
             }
             guard let coarse = best else { break }
-            var lo = coarse.nu - step, hi = coarse.nu + step
+            // ±0.3 cycle: the scan's periodogram (r's part only, line γ) put 100 Hz's peak at 1.8
+            // instead of 2.0 cycles at 12 MP, and a ±0.1 bracket stopped the refinement at its edge.
+            var lo = coarse.nu - 3 * step, hi = coarse.nu + 3 * step
             let g = (5.0.squareRoot() - 1) / 2
-            func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v])?.rssBetween ?? .infinity }
+            // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
+            // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
+            // at 3 MP, leaving a spurious 1.2 cycle component of 3 % beside it.
+            func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v], terms: smoothTerms)?.rssBetween ?? .infinity }
             var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
             for _ in 0..<30 {
                 if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
@@ -90,10 +107,15 @@ struct RowBandingFit {
             }
             let nuBest = fc < fd ? c : d
             guard let with = solve(stats, frequencies: found + [nuBest]) else { break }
-            let dof = Double(groups.count - with.parameterCount)
-            let f = ((base.rssBetween - with.rssBetween) / 2) / (with.rssBetween / dof)
-            let k = slopeTerms + 4 * found.count
-            let amplitude = (with.coefficients[k] * with.coefficients[k] + with.coefficients[k + 1] * with.coefficients[k + 1]).squareRoot()
+            // The F-test and the amplitude are judged with the cubic γ (`smoothTerms`): a sinusoid
+            // the fall-off's smooth shape explains as well is not banding.
+            guard let smoothBase = solve(stats, frequencies: found, terms: smoothTerms),
+                  let smoothWith = solve(stats, frequencies: found + [nuBest], terms: smoothTerms) else { break }
+            let dof = Double(groups.count - smoothWith.parameterCount)
+            let f = ((smoothBase.rssBetween - smoothWith.rssBetween) / 2) / (smoothWith.rssBetween / dof)
+            let k = smoothTerms + 4 * found.count
+            let amplitude = (smoothWith.coefficients[k] * smoothWith.coefficients[k]
+                             + smoothWith.coefficients[k + 1] * smoothWith.coefficients[k + 1]).squareRoot()
             guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
             found.append(nuBest)
             current = with
@@ -102,11 +124,13 @@ struct RowBandingFit {
             if let refit = solve(stats, frequencies: found) { current = refit }
         }
         guard !found.isEmpty else { return RowBandingFit(components: [], relativeVariance: 0) }
+        // The components' amplitudes with the cubic γ, at the frequencies found.
+        if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
         let variances = current.parameterVariances(stats, frequencies: found)
         var components: [RowBanding] = []
         var variance = 0.0
         for (i, nu) in found.enumerated() {
-            let k = slopeTerms + 4 * i
+            let k = current.terms + 4 * i
             components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
                                          sineAmplitude: current.coefficients[k + 1]))
             // Mean over t of var(a cos + b sin) = (var a + var b) / 2.
@@ -204,14 +228,16 @@ struct RowBandingFit {
     /// A weighted least-squares fit.
     struct Solution {
         var coefficients: [Double], normal: [Double], rssBetween: Double, parameterCount: Int
+        /// Terms of γ(t).
+        var terms: Int
 
         /// For a group: the factor of P (2δ·γ(t) and the ambient frame's banding) and r's banding
         /// change (the same for every pixel).
         func parts(_ g: Group, frequencies: [Double]) -> (slope: Double, offset: Double) {
-            let x = RowBandingFit.basis(g, frequencies: frequencies)
+            let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
             var slope = 0.0, offset = 0.0
             for i in x.indices {
-                if RowBandingFit.isProportionalToP(i) { slope += coefficients[i] * x[i] } else { offset += coefficients[i] * x[i] }
+                if RowBandingFit.isProportionalToP(i, terms: terms) { slope += coefficients[i] * x[i] } else { offset += coefficients[i] * x[i] }
             }
             return (slope, offset)
         }
@@ -239,18 +265,18 @@ struct RowBandingFit {
 
     /// Whether coefficient `i` multiplies P: γ's terms and the ambient frame's banding (layout: γ
     /// terms, then per component a, b of r's banding and α, β of the ambient frame's).
-    static func isProportionalToP(_ i: Int) -> Bool {
-        i < slopeTerms || (i - slopeTerms) % 4 >= 2
+    static func isProportionalToP(_ i: Int, terms: Int) -> Bool {
+        i < terms || (i - terms) % 4 >= 2
     }
 
     /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by P).
-    static func basis(_ g: Group, frequencies: [Double]) -> [Double] {
-        var x = [Double](repeating: 0, count: slopeTerms + 4 * frequencies.count)
+    static func basis(_ g: Group, frequencies: [Double], terms: Int) -> [Double] {
+        var x = [Double](repeating: 0, count: terms + 4 * frequencies.count)
         let s = 2 * g.t - 1
         var p = 2 * g.halfSpan
-        for i in 0..<slopeTerms { x[i] = p; p *= s }
+        for i in 0..<terms { x[i] = p; p *= s }
         for (k, nu) in frequencies.enumerated() {
-            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = slopeTerms + 4 * k
+            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = terms + 4 * k
             x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
             // 1/G_A ≈ 1 − (α cos + β sin): its change over ±δ, times P.
             x[c + 2] = x[c]; x[c + 3] = x[c + 1]
@@ -258,14 +284,14 @@ struct RowBandingFit {
         return x
     }
 
-    /// Fits every pixel's `d = P·[2δ(γ₀ + γ₁s) + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
-    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `s = 2t − 1`, from the groups' sums.
-    static func solve(_ groups: [Group], frequencies: [Double]) -> Solution? {
-        let m = slopeTerms + 4 * frequencies.count
+    /// Fits every pixel's `d = P·[2δ·Σᵢ γᵢsⁱ + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
+    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `s = 2t − 1`, i < `terms`, from the groups' sums.
+    static func solve(_ groups: [Group], frequencies: [Double], terms: Int = slopeTerms) -> Solution? {
+        let m = terms + 4 * frequencies.count
         var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
-        let proportional = (0..<m).map(isProportionalToP)
+        let proportional = (0..<m).map { isProportionalToP($0, terms: terms) }
         for g in groups where g.s0 > 0 {
-            let x = basis(g, frequencies: frequencies)
+            let x = basis(g, frequencies: frequencies, terms: terms)
             for i in 0..<m {
                 atb[i] += x[i] * (proportional[i] ? g.spd : g.sd)
                 for j in 0...i {
@@ -276,7 +302,7 @@ struct RowBandingFit {
         }
         for i in 0..<m { for j in 0..<i { ata[j * m + i] = ata[i * m + j] } }
         guard let theta = solveSymmetric(ata, atb, size: m) else { return nil }
-        var solution = Solution(coefficients: theta, normal: ata, rssBetween: 0, parameterCount: m)
+        var solution = Solution(coefficients: theta, normal: ata, rssBetween: 0, parameterCount: m, terms: terms)
         var rss = 0.0
         for (g, e) in zip(groups, solution.groupResiduals(groups, frequencies: frequencies)) { rss += g.s0 * e * e }
         solution.rssBetween = rss
