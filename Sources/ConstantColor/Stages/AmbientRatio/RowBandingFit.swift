@@ -63,6 +63,15 @@ struct RowBandingFit {
         collect(p, span: max(2, p.height / 40), into: &groups, &samples)
         guard groups.count >= 48 else { return RowBandingFit(components: [], relativeVariance: 0) }
         var robust = [Double](repeating: 1, count: samples.count)
+        // The regressor P = F/A − 1 is D/A + (r(y) − 1): it holds r's banding Δ(y) besides the
+        // fall-off's share, so the fall-off term 2δ·γ·P carries a spurious 2δ·γ·Δ(y) that the banding
+        // basis partly absorbs (a 100 Hz banding's amplitude came out 5–6 % high at 1 and 3 MP, rows
+        // 0.2 % off). Each time components are accepted, P is taken as F/A − 1 − Δ̂(y) instead.
+        let rawP = samples.map(\.p)
+        func correctP(_ model: Solution, _ frequencies: [Double]) {
+            let shift = groups.map { model.banding(atFrameFraction: $0.t, frequencies: frequencies) }
+            for i in samples.indices { samples[i].p = rawP[i] - shift[samples[i].group] }
+        }
         let highest = Double(p.height) / 6
         var found: [Double] = []
         func reweight(_ model: Solution, _ frequencies: [Double]) {
@@ -119,24 +128,42 @@ struct RowBandingFit {
             guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
             found.append(nuBest)
             current = with
+            correctP(current, found)
             reweight(current, found)
             stats = accumulate(samples, robust, groups)
             if let refit = solve(stats, frequencies: found) { current = refit }
         }
         guard !found.isEmpty else { return RowBandingFit(components: [], relativeVariance: 0) }
+        // Each frequency was found with P still holding that component's banding: refined again
+        // (±0.1 cycle, the others fixed) with P corrected, then P corrected by the refined fit.
+        for k in found.indices {
+            var lo = found[k] - 0.1, hi = found[k] + 0.1
+            let g = (5.0.squareRoot() - 1) / 2
+            func rss(_ v: Double) -> Double {
+                var f = found; f[k] = v
+                return solve(stats, frequencies: f, terms: smoothTerms)?.rssBetween ?? .infinity
+            }
+            var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
+            for _ in 0..<30 {
+                if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
+                else { lo = c; c = d; fc = fd; d = lo + g * (hi - lo); fd = rss(d) }
+            }
+            found[k] = fc < fd ? c : d
+        }
+        if let refit = solve(stats, frequencies: found, terms: smoothTerms) {
+            correctP(refit, found)
+            stats = accumulate(samples, robust, groups)
+        }
         // The components' amplitudes with the cubic γ, at the frequencies found.
         if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
-        let variances = current.parameterVariances(stats, frequencies: found)
         var components: [RowBanding] = []
-        var variance = 0.0
         for (i, nu) in found.enumerated() {
             let k = current.terms + 4 * i
             components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
                                          sineAmplitude: current.coefficients[k + 1]))
-            // Mean over t of var(a cos + b sin) = (var a + var b) / 2.
-            variance += (variances[k] + variances[k + 1]) / 2
         }
-        return RowBandingFit(components: components, relativeVariance: variance)
+        return RowBandingFit(components: components,
+                             relativeVariance: current.bandingVariance(stats, frequencies: found))
     }
 
     /// Pixels away from edges (horizontal log-gradients of both frames and the change of log `A`
@@ -242,6 +269,14 @@ struct RowBandingFit {
             return (slope, offset)
         }
 
+        /// r's banding Δ at frame fraction `t`: Σ a cos 2πνt + b sin 2πνt.
+        func banding(atFrameFraction t: Double, frequencies: [Double]) -> Double {
+            frequencies.enumerated().reduce(0) { sum, c in
+                let k = terms + 4 * c.offset, w = 2 * Double.pi * c.element * t
+                return sum + coefficients[k] * cos(w) + coefficients[k + 1] * sin(w)
+            }
+        }
+
         /// Each group's weighted mean residual.
         func groupResiduals(_ groups: [Group], frequencies: [Double]) -> [Double] {
             groups.map { g in
@@ -250,16 +285,65 @@ struct RowBandingFit {
             }
         }
 
-        /// Variances of the parameters: (XᵀWX)⁻¹ scaled by the rows' residual variance per unit
-        /// weight, so that pixels of one row count as one measurement of its banding.
-        func parameterVariances(_ groups: [Group], frequencies: [Double]) -> [Double] {
-            let m = parameterCount
-            let totalWeight = groups.reduce(0) { $0 + $1.s0 }
-            let scale = rssBetween / Double(max(1, groups.count - m)) * Double(groups.count) / max(totalWeight, 1e-300)
-            return (0..<m).map { i in
-                var e = [Double](repeating: 0, count: m); e[i] = 1
-                return (solveSymmetric(normal, e, size: m)?[i] ?? .infinity) * scale * max(1, totalWeight / Double(groups.count))
+        /// Mean over the frame of the variance of the fitted banding Δ(t), from the linearized
+        /// covariance of all parameters including the frequencies (Gauss–Newton, Seber & Wild 1989,
+        /// §2.1): C = (JᵀWJ)⁻¹·s², `s²` the rows' weighted residual variance per unit weight (the
+        /// Birge 1932 ratio², which also carries the model's misfit), so that pixels of one row count as one
+        /// measurement of its banding; var Δ(t) = g(t)ᵀ C g(t), g = ∂Δ/∂(a, b, ν), averaged over 256 rows.
+        /// At a fixed frequency a phase error escapes (a, b)'s variance; near the frame's ends it is
+        /// the largest part (2πt·amplitude·σ_ν).
+        func bandingVariance(_ groups: [Group], frequencies: [Double]) -> Double {
+            let k = frequencies.count, m = parameterCount, n = m + k
+            guard k > 0 else { return 0 }
+            // Columns of J as (common part, part proportional to P): the basis, then ∂/∂ν_k.
+            var ata = [Double](repeating: 0, count: n * n)
+            var common = [Double](repeating: 0, count: n), slope = [Double](repeating: 0, count: n)
+            for g in groups where g.s0 > 0 {
+                let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
+                for i in 0..<m {
+                    if RowBandingFit.isProportionalToP(i, terms: terms) { common[i] = 0; slope[i] = x[i] } else { common[i] = x[i]; slope[i] = 0 }
+                }
+                for (c, nu) in frequencies.enumerated() {
+                    let w = 2 * Double.pi * nu, j = terms + 4 * c
+                    let amp = 2 * sin(w * g.halfSpan), dAmp = 4 * Double.pi * g.halfSpan * cos(w * g.halfSpan)
+                    let sn = sin(w * g.t), cs = cos(w * g.t), tw = 2 * Double.pi * g.t
+                    // ∂/∂ν of −amp·sin(wt) and of amp·cos(wt).
+                    let dx0 = -dAmp * sn - amp * tw * cs, dx1 = dAmp * cs - amp * tw * sn
+                    common[m + c] = coefficients[j] * dx0 + coefficients[j + 1] * dx1
+                    slope[m + c] = coefficients[j + 2] * dx0 + coefficients[j + 3] * dx1
+                }
+                for i in 0..<n {
+                    for l in 0...i {
+                        ata[i * n + l] += common[i] * common[l] * g.s0 + (common[i] * slope[l] + slope[i] * common[l]) * g.s1
+                            + slope[i] * slope[l] * g.s2
+                    }
+                }
             }
+            for i in 0..<n { for l in 0..<i { ata[l * n + i] = ata[i * n + l] } }
+            let totalWeight = groups.reduce(0) { $0 + $1.s0 }
+            let scale = rssBetween / Double(max(1, groups.count - n)) * Double(groups.count) / max(totalWeight, 1e-300)
+                * max(1, totalWeight / Double(groups.count))
+            // The covariance's rows of r's banding parameters (a, b of each component and the ν's).
+            let index = (0..<k).flatMap { [terms + 4 * $0, terms + 4 * $0 + 1] } + (0..<k).map { m + $0 }
+            var cov = [[Double]]()
+            for i in index {
+                var e = [Double](repeating: 0, count: n); e[i] = 1
+                guard let col = solveSymmetric(ata, e, size: n) else { return .infinity }
+                cov.append(index.map { col[$0] * scale })
+            }
+            var sum = 0.0
+            let rows = 256
+            var grad = [Double](repeating: 0, count: index.count)
+            for r in 0..<rows {
+                let t = (Double(r) + 0.5) / Double(rows)
+                for (c, nu) in frequencies.enumerated() {
+                    let w = 2 * Double.pi * nu * t, j = terms + 4 * c
+                    grad[2 * c] = cos(w); grad[2 * c + 1] = sin(w)
+                    grad[2 * k + c] = 2 * Double.pi * t * (-coefficients[j] * sin(w) + coefficients[j + 1] * cos(w))
+                }
+                for i in grad.indices { for l in grad.indices { sum += grad[i] * cov[i][l] * grad[l] } }
+            }
+            return sum / Double(rows)
         }
     }
 
