@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Reductions over whole frames, in parallel row bands: the small serial loops after the big
 /// passes (counting flags, sampling for a median) were a tenth of the pipeline's wall time at 12 MP.
 
@@ -36,19 +38,16 @@ public func countBytes(_ bytes: [UInt8], withAnyBitOf mask: UInt8) -> Int {
 /// Runs `body` on row bands of `0..<rowCount` in parallel, each appending to its own array, and
 /// returns the arrays joined in row order (the same result whatever the number of bands).
 public func collectInRowBands<T>(rowCount: Int, _ body: (Range<Int>, inout [T]) -> Void) -> [T] {
-    let cores = max(1, ProcessInfoCores.activeProcessorCount)
-    let bands = max(1, min(cores, rowCount / 16))
-    var parts = [[T]](repeating: [], count: bands)
+    let bands = rowBands(rowCount: rowCount)
+    var parts = [[T]](repeating: [], count: bands.count)
     parts.withUnsafeMutableBufferPointer { buffer in
         let out = SharedMutableBuffer(buffer)
         withoutActuallyEscaping(body) { body in
             let box = UncheckedSendableBox(body)
-            forEachRowBand(rowCount: bands, minimumRowsPerBand: 1) { bandRange in
-                for band in bandRange {
-                    var part: [T] = []
-                    box.value((rowCount * band / bands)..<(rowCount * (band + 1) / bands), &part)
-                    out[band] = part
-                }
+            DispatchQueue.concurrentPerform(iterations: bands.count) { band in
+                var part: [T] = []
+                box.value(bands[band], &part)
+                out[band] = part
             }
         }
     }

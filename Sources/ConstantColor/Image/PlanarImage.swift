@@ -53,6 +53,14 @@ public struct PlanarImage: Sendable, Equatable {
     /// Offset of the first sample of channel `c`.
     @inlinable public func planeOffset(_ c: Int) -> Int { c * width * height }
 
+    /// Moves the image out, leaving an empty one with the same channel count, so that a consumer
+    /// can reuse its buffer in place (the moved-out samples have no other reference).
+    public mutating func take() -> PlanarImage {
+        var taken = PlanarImage(width: 0, height: 0, channelCount: channelCount)
+        swap(&taken, &self)
+        return taken
+    }
+
     /// A copy of one channel as a single-channel image.
     public func plane(_ c: Int) -> PlanarImage {
         let n = pixelCount

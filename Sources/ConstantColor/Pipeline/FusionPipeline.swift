@@ -20,12 +20,6 @@ public struct RawFrame: Sendable {
         self.image = image; self.exposure = exposure; self.name = name
     }
 
-    /// Moves the image out, leaving an empty one, so that its buffer can be reused in place.
-    mutating func takeImage() -> PlanarImage {
-        var taken = PlanarImage(width: 0, height: 0, channelCount: image.channelCount)
-        swap(&taken, &image)
-        return taken
-    }
 }
 
 /// Options of `FusionPipeline.run`.
@@ -131,8 +125,8 @@ public enum FusionPipeline {
         let flashExposure = flash.exposure, ambientExposure = ambient.exposure
 
         // 2. Exposure normalization (in place: the raw samples are not used again).
-        var F = ExposureNormalization.normalize(raw: flash.takeImage(), exposure: flashExposure, camera: camera)
-        let A = ExposureNormalization.normalize(raw: ambient.takeImage(), exposure: ambientExposure, camera: camera)
+        var F = ExposureNormalization.normalize(raw: flash.image.take(), exposure: flashExposure, camera: camera)
+        let A = ExposureNormalization.normalize(raw: ambient.image.take(), exposure: ambientExposure, camera: camera)
         timings.lap("normalize")
 
         // 3. Registration.
@@ -181,9 +175,7 @@ public enum FusionPipeline {
                                                        confidence: confidence, cameraToXYZ: rendering.cameraToXYZ)
         let curve = ToneCurve()
         // (D's samples are not used after this: the rendering takes their buffer.)
-        var darkRoom = PlanarImage(width: 0, height: 0, channelCount: 3)
-        swap(&darkRoom, &D.difference)
-        let rendered16 = GapFill.render16(darkRoom: consume darkRoom, flashFrame: F.image, confidence: confidence,
+        let rendered16 = GapFill.render16(darkRoom: D.difference.take(), flashFrame: F.image, confidence: confidence,
                                           darkRoomMatrix: rendering.matrix(to: .rgb),
                                           flashMatrix: rendering.withScale(flashScale).matrix(to: .rgb), curve: curve)
         timings.lap("renderAndEncode")

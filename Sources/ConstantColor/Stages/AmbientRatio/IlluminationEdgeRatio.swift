@@ -257,7 +257,7 @@ struct FlashCurvature {
             for _ in 0..<4 {
                 var ata = [Double](repeating: 0, count: 36), atb = [Double](repeating: 0, count: 6)
                 for (i, r) in rows.enumerated() {
-                    let x = [1, r.u, r.v, r.u * r.u, r.u * r.v, r.v * r.v], wt = r.weight * robust[i]
+                    let x = SIMD8<Double>(1, r.u, r.v, r.u * r.u, r.u * r.v, r.v * r.v, 0, 0), wt = r.weight * robust[i]
                     for a in 0..<6 {
                         atb[a] += wt * x[a] * r.b
                         for b in 0..<6 { ata[a * 6 + b] += wt * x[a] * x[b] }
@@ -270,10 +270,7 @@ struct FlashCurvature {
                     let fit = t[0] + t[1] * r.u + t[2] * r.v + t[3] * r.u * r.u + t[4] * r.u * r.v + t[5] * r.v * r.v
                     z[i] = Float(abs(r.b - fit) * r.weight.squareRoot())
                 }
-                var a = z
-                let mad = a.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) }
-                let c = 4.685 * 1.4826 * Double(max(mad, 1e-12))
-                robust = z.map { v in let u = Double(v) / c; return u < 1 ? (1 - u * u) * (1 - u * u) : 0 }
+                robust = TukeyBiweight.weights(z)
             }
             fits.append(theta)
         }

@@ -220,7 +220,7 @@ struct RowBandingFit {
         return g
     }
 
-    /// Tukey's biweight of each pixel's residual, c = 4.685 robust standard deviations.
+    /// Tukey's biweight of each pixel's noise-weighted residual (`TukeyBiweight`).
     static func tukeyWeights(_ samples: [PixelSample], _ groups: [Group], _ model: Solution, _ frequencies: [Double]) -> [Double] {
         let parts = groups.map { model.parts($0, frequencies: frequencies) }
         var z = [Float](repeating: 0, count: samples.count)
@@ -228,13 +228,7 @@ struct RowBandingFit {
             let (slope, offset) = parts[s.group]
             z[i] = Float((s.d - slope * s.p - offset) * s.w.squareRoot())
         }
-        var a = z.map { abs($0) }
-        let mad = a.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) }
-        let c = 4.685 * 1.4826 * Double(max(mad, 1e-12))
-        return z.map { v in
-            let u = Double(v) / c
-            return abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0
-        }
+        return TukeyBiweight.weights(z)
     }
 
     /// Reduction of the rows' weighted residual sum of squares by one sinusoid of frequency `nu`.
