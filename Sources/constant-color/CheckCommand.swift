@@ -9,10 +9,13 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a fuse report's confidence (or a region's) against a threshold.",
         discussion: """
-            Without --roi, compares the report's centerWeightedMeanConfidence with the threshold \
-            (default: the one stored in the report). With --roi x,y,w,h and --confidence CONF.tif, \
-            computes the center-weighted mean confidence of that rectangle (SPEC 2.8 weights \
-            centered on it). Exit status 0 when it meets the threshold, 1 when not, 2 on bad input.
+            Without --roi, compares the report's centerWeightedMeanConfidence (the measurement \
+            confidence's, the decision's basis) with the threshold (default: the one stored in the \
+            report). With --roi x,y,w,h and --confidence MAP.tif, computes the center-weighted mean of \
+            that rectangle of the map (SPEC 2.8 weights centered on it): the map of `fuse --confidence` \
+            asks whether the region's colours can be trusted, that of `fuse --measurement-confidence` \
+            whether the capture measured it well. Exit status 0 when it meets the threshold, 1 when \
+            not, 2 on bad input.
             """)
 
     @Argument(help: "The report written by `fuse --report`.")
@@ -24,7 +27,7 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Region of interest x,y,w,h in pixels (needs --confidence).")
     var roi: String?
 
-    @Option(help: "The confidence map written by `fuse --confidence`.")
+    @Option(help: "A confidence map written by `fuse --confidence` or `fuse --measurement-confidence`.")
     var confidence: String?
 
     func validate() throws {

@@ -20,7 +20,10 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Camera profile JSON.") var camera: String
     @Option(name: .customLong("flash"), help: "Flash profile JSON.") var flashProfile: String
     @Option(name: .shortAndLong, help: "Rendered output: 16-bit RGB TIFF, gamma 2.2, ICC embedded.") var output: String
-    @Option(help: "Confidence map output: 32-bit float single-channel TIFF.") var confidence: String?
+    @Option(help: "Confidence map output: 32-bit float single-channel TIFF; how far each pixel's colour can be trusted (the measurement and, when the flash profile has one, the matrix's colorimetric uncertainty).")
+    var confidence: String?
+    @Option(help: "Measurement confidence map output (same format): how well the capture measured the flash's light; the basis of the decision.")
+    var measurementConfidence: String?
     @Option(help: "Report output (JSON).") var report: String?
     @Option(help: "Fallback output: the ambient frame as a normal photo (gray-world white balance).") var fallback: String?
     @Option(help: "Linear, un-tone-mapped float output for measurement (not gap-filled).") var linear: String?
@@ -34,8 +37,9 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
     @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
     var exposureRatio: String = "estimate"
-    @Flag(help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence; the decision then follows it too.")
-    var countColorimetricUncertainty = false
+    @Flag(inversion: .prefixedNo,
+          help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one. The gap fill and the decision use the measurement confidence either way.")
+    var colorimetricUncertainty = true
     @Flag(help: "Accept inputs with a non-linear ICC profile by inverting its curves.") var linearizeIcc = false
     @Flag(help: "With a flash profile that has a shading map (calibrate flat-field), flatten the flash's fall-off too (its colour shading is always corrected).")
     var flattenFlashFalloff = false
@@ -49,7 +53,7 @@ struct FuseCommand: ParsableCommand {
         guard threshold >= 0 && threshold <= 1 else { throw ValidationError("--threshold must be in [0, 1]") }
         guard ["estimate", "metadata"].contains(exposureRatio) else { throw ValidationError("--exposure-ratio must be estimate or metadata") }
         if let s = outputScale, !(s > 0 && s.isFinite) { throw ValidationError("--output-scale must be positive") }
-        let outputs = [output, confidence, report, fallback, linear].compactMap { $0 }
+        let outputs = [output, confidence, measurementConfidence, report, fallback, linear].compactMap { $0 }
         let resolved = outputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         guard Set(resolved).count == resolved.count else { throw ValidationError("two outputs name the same file") }
     }
@@ -58,7 +62,7 @@ struct FuseCommand: ParsableCommand {
         let progress = Progress()
         var timer = StageTimer()
         let inputs = [flash, ambient, camera, flashProfile]
-        for out in [output, confidence, report, fallback, linear].compactMap({ $0 })
+        for out in [output, confidence, measurementConfidence, report, fallback, linear].compactMap({ $0 })
         where AtomicFile.isProtected(out, protectedPaths: inputs) {
             throw CLIError(file: out, problem: "is an input; outputs never overwrite inputs")
         }
@@ -79,12 +83,12 @@ struct FuseCommand: ParsableCommand {
         options.renderFallback = fallback != nil
         options.produceLinear = linear != nil
         options.estimateAmbientRatio = exposureRatio == "estimate"
-        options.countColorimetricUncertainty = countColorimetricUncertainty
+        options.countColorimetricUncertainty = colorimetricUncertainty
         options.flattenFlashFalloff = flattenFlashFalloff
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")
-        progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue)")
+        progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
 
         let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
@@ -95,6 +99,9 @@ struct FuseCommand: ParsableCommand {
         }]
         if let confidence {
             writes.append { try TIFFWriter.writeFloat(finished.confidence, to: confidence, protectedPaths: inputs) }
+        }
+        if let measurementConfidence {
+            writes.append { try TIFFWriter.writeFloat(finished.measurementConfidence, to: measurementConfidence, protectedPaths: inputs) }
         }
         if let linear, let linearImage = finished.linear {
             writes.append {
@@ -112,7 +119,7 @@ struct FuseCommand: ParsableCommand {
         result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
         result.report.inputs = ["flash": flash, "ambient": ambient, "camera": camera, "flashProfile": flashProfile,
                                 "output": output]
-        for (k, v) in [("confidence", confidence), ("fallback", fallback), ("linear", linear), ("report", report)] {
+        for (k, v) in [("confidence", confidence), ("measurementConfidence", measurementConfidence), ("fallback", fallback), ("linear", linear), ("report", report)] {
             if let v { result.report.inputs[k] = v }
         }
         if let report {

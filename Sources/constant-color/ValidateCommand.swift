@@ -33,8 +33,9 @@ struct ValidateCommand: ParsableCommand {
 
     @Argument(help: "Folder of condition folders.") var directory: String
     @Option(help: "Camera profile (JSON).") var camera: String
-    @Flag(help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence.")
-    var countColorimetricUncertainty = false
+    @Flag(inversion: .prefixedNo,
+          help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one (the decisions do not depend on it).")
+    var colorimetricUncertainty = true
     @Option(help: "Flash profile (JSON).") var flash: String
     @Option(help: "Write the metrics as JSON here.") var json: String?
     @Option(help: "Write a self-contained HTML report here.") var html: String?
@@ -72,7 +73,7 @@ struct ValidateCommand: ParsableCommand {
         for (k, folder) in folders.enumerated() {
             let start = Date()
             let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile,
-                                            countColorimetricUncertainty: countColorimetricUncertainty)
+                                            countColorimetricUncertainty: colorimetricUncertainty)
             scores.append(s)
             progress.say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))

@@ -10,7 +10,8 @@ struct FuseCLITests {
         let pair = try PairFolder()
         defer { pair.remove() }
         let r = try CLI.run(pair.fuseArguments(["--confidence", pair.file("conf.tif"), "--report", pair.file("report.json"),
-                                                "--fallback", pair.file("fallback.tif"), "--linear", pair.file("linear.tif")]))
+                                                "--fallback", pair.file("fallback.tif"), "--linear", pair.file("linear.tif"),
+                                                "--measurement-confidence", pair.file("measurement.tif")]))
         #expect(r.status == 0, "\(r.stderr)")
         let out = try TIFFReader.read(path: pair.file("out.tif"))
         #expect(out.bitsPerSample == 16 && out.image.channelCount == 3 && out.image.width == PairFolder.width)
@@ -19,6 +20,10 @@ struct FuseCLITests {
         let conf = try TIFFReader.read(path: pair.file("conf.tif"))
         #expect(conf.isFloatingPoint && conf.image.channelCount == 1 && conf.image.height == PairFolder.height)
         #expect(conf.image.samples.allSatisfy { $0 >= 0 && $0 <= 1 })
+        // The measurement confidence, same format; the report's mean is its centre-weighted mean
+        // (the decision's basis) and `colorConfidence` that of the confidence map.
+        let measurement = try TIFFReader.read(path: pair.file("measurement.tif"))
+        #expect(measurement.isFloatingPoint && measurement.image.channelCount == 1 && measurement.image.width == PairFolder.width)
         let linear = try TIFFReader.read(path: pair.file("linear.tif"))
         #expect(linear.isFloatingPoint && linear.image.channelCount == 3)
         #expect(try TIFFReader.read(path: pair.file("fallback.tif")).bitsPerSample == 16)
@@ -27,6 +32,10 @@ struct FuseCLITests {
                     "clippedFraction", "timingsSeconds", "version", "inputs"] {
             #expect(report[key] != nil, "report lacks \(key)")
         }
+        let reportMean = try #require(report["centerWeightedMeanConfidence"]?.double)
+        #expect(abs(ConfidenceSummary.centerWeightedMean(measurement.image) - reportMean) < 1e-9)
+        let colour = try #require(report["colorConfidence"]?.object?["centerWeightedMean"]?.double)
+        #expect(abs(ConfidenceSummary.centerWeightedMean(conf.image) - colour) < 1e-9)
         // A static scene: registration must find (almost) no motion.
         let t = report["registration"]?.object?["translationPixels"]?.doubles ?? [9, 9]
         #expect(abs(t[0]) < 0.1 && abs(t[1]) < 0.1, "\(String(decoding: JSONValue.object(report).encodedData(), as: UTF8.self))")

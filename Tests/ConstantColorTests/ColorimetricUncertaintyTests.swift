@@ -94,11 +94,14 @@ struct ColorimetricUncertaintyTests {
         var options = FusionOptions()
         options.outputScale = 1.0 / 3e6
         options.countColorimetricUncertainty = true
+        var results: [FusionResult] = []
         func run(_ map: ColorimetricUncertainty?) throws -> PlanarImage {
             var profile = SyntheticScene.flashProfile
             profile.colorimetricUncertainty = map
-            return try FusionPipeline.run(flash: f, ambient: a, camera: SyntheticScene.camera, flashProfile: profile,
-                                          options: options).confidence
+            let r = try FusionPipeline.run(flash: f, ambient: a, camera: SyntheticScene.camera, flashProfile: profile,
+                                           options: options)
+            results.append(r)
+            return r.confidence
         }
         // The scene's reflectances are flash-white-balanced camera RGB: the red square (0.7, 0.2, 0.15)
         // and the light neutral square (0.85, 0.85, 0.8). Calibration samples: the neutrals are right
@@ -111,6 +114,32 @@ struct ColorimetricUncertaintyTests {
         let without = try run(nil), with = try run(map), zeroMap = try run(zero)
         // A map of zeros changes nothing.
         #expect(zeroMap.samples == without.samples)
+        // The measurement confidence, the gap-filled rendering and the decision do not depend on the
+        // map (the gap fill and the fallback photo go through the same matrix); the report says
+        // which confidence the map is.
+        #expect(results[1].measurementConfidence.samples == without.samples)
+        #expect(results[1].rendered16.samples == results[0].rendered16.samples)
+        #expect(results[1].report.centerWeightedMeanConfidence == results[0].report.centerWeightedMeanConfidence)
+        #expect(results[1].report.decision == results[0].report.decision)
+        #expect(!results[0].report.colorConfidence.countsColorimetricUncertainty)
+        #expect(results[1].report.colorConfidence.countsColorimetricUncertainty)
+        #expect(results[1].report.colorConfidence.centerWeightedMean
+                == ConfidenceSummary.centerWeightedMean(results[1].confidence))
+        #expect(results[1].report.colorConfidence.centerWeightedMean < results[0].report.centerWeightedMeanConfidence)
+        // Per pixel, c = c_m / (1 + c_m σ_cal²/σ₀²) with σ_cal² the map's rms² at the pixel's colour:
+        // checked against the map's own Double lookup at the noise-reduced colour (linear output in
+        // camera space is not available, so at pixels of the flat red and neutral squares, whose
+        // balanced colours are known, the colour confidence is bounded by the σ_cal alone).
+        for (x, y, colour) in [(40, 35, red), (125, 90, neutral)] {
+            let rms = map.rms(at: ColorimetricUncertainty.chromaticity(balanced: colour)!)
+            let cm = Double(without[x, y, 0]), c = Double(with[x, y, 0])
+            let expected = cm / (1 + cm * rms * rms / 9)
+            #expect(abs(c - expected) < 0.03, "(\(x), \(y)): \(c) vs \(expected)")
+        }
+        // Without the option, the map is the measurement confidence even when the profile has a map.
+        options.countColorimetricUncertainty = false
+        #expect(try run(map).samples == without.samples)
+        options.countColorimetricUncertainty = true
         func mean(_ c: PlanarImage, x: Int, y: Int) -> Float {
             var s: Float = 0
             for dy in -4...4 { for dx in -4...4 { s += c[x + dx, y + dy, 0] } }
@@ -128,7 +157,7 @@ struct ColorimetricUncertaintyTests {
         #expect(neutralAfter > 0.8 && neutralAfter > neutralBefore * 0.98)
     }
 
-    /// The kernel's SIMD lookup (`Confidence.CalibrationGrid`, Float, bilinear in the node variances)
+    /// The SIMD lookup (`ColorimetricConfidence.Grid`, Float, bilinear in the node variances)
     /// and the map's own `rms(at:)` (Double) are two implementations of one function: they must agree
     /// on random colours, including ones outside the grid's domain (clamped) and grey (the white).
     @Test("the confidence kernel's SIMD lookup equals rms(at:)² on random colours")
@@ -141,7 +170,7 @@ struct ColorimetricUncertaintyTests {
         let white = SIMD3<Double>(0.55, 1, 0.9)
         let lookup = map.lookup(flashWhiteCameraRGB: white)
         try lookup.variance.withUnsafeBufferPointer { nodes in
-            let grid = Confidence.CalibrationGrid(nodes: nodes.baseAddress, size: size, inverseWhite: lookup.inverseWhite)
+            let grid = ColorimetricConfidence.Grid(nodes: nodes.baseAddress!, size: size, inverseWhite: lookup.inverseWhite)
             for _ in 0..<200 {
                 var r = SIMD8<Float>(), g = r, b = r
                 var expected = [Double](repeating: 0, count: 8)

@@ -43,12 +43,12 @@ public struct FusionOptions: Sendable {
     /// Relative uncertainty of the ambient-to-flash exposure ratio taken from metadata (see
     /// `Confidence`); used when the ratio is not estimated or no illumination edge is found.
     public var exposureRatioUncertainty: Float = Confidence.defaultExposureRatioUncertainty
-    /// Whether the confidence also counts the flash profile's colorimetric uncertainty (the 3×3
-    /// matrix's expected error by colour, `ColorimetricUncertainty`), when the profile has one. Off
-    /// by default: the confidence then says how well the flash's light was measured (SPEC 2.6), and
-    /// the decision follows it; on, it says how close to the surface's true colour the pixel is,
-    /// which for saturated surfaces is limited by the camera, not by the capture.
-    public var countColorimetricUncertainty = false
+    /// Whether the confidence map (`FusionResult.confidence`) counts the flash profile's colorimetric
+    /// uncertainty (the 3×3 matrix's expected error by colour, `ColorimetricUncertainty`), when the
+    /// profile has one: on by default, so that the map says how close a pixel is to its surface's
+    /// true colour (`ColorimetricConfidence`). The gap fill and the decision use the measurement
+    /// confidence either way.
+    public var countColorimetricUncertainty = true
     /// Whether to estimate the ambient-to-flash ratio and flicker banding from the images (stage 4a,
     /// `AmbientRatioEstimate`) instead of trusting EXIF.
     public var estimateAmbientRatio = true
@@ -86,8 +86,13 @@ public struct FusionResult: Sendable {
     /// The linear, un-tone-mapped, not gap-filled (noise-reduced) dark-room rendering in
     /// `options.linearSpace`; nil unless `options.produceLinear`.
     public var linear: PlanarImage?
-    /// Confidence in [0, 1], one plane.
+    /// Confidence in [0, 1], one plane: the colour confidence (`ColorimetricConfidence`; equal to
+    /// `measurementConfidence` when the flash profile has no colorimetric uncertainty or
+    /// `FusionOptions.countColorimetricUncertainty` is off).
     public var confidence: PlanarImage
+    /// The measurement confidence of SPEC 2.6 (`Confidence`): how well the capture measured the
+    /// flash's light. The gap fill's blend weight and the decision's basis.
+    public var measurementConfidence: PlanarImage
     /// The ambient frame rendered as a normal photo (16-bit code values), when asked for.
     public var fallback16: PlanarImage?
     /// The report (SPEC 4.4); input paths are filled in by the caller.
@@ -157,8 +162,7 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F)
         timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
-                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty),
-                                                 colorimetricUncertainty: options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil).confidence
+                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty)).confidence
         timings.lap("confidence")
         // 6b. The flash's colour shading across the frame (FlashShading), on D and on the flash frame
         // the gap fill blends toward (F is not used uncorrected after this). It comes after the
@@ -169,6 +173,12 @@ public enum FusionPipeline {
             shading.apply(to: &D.difference); shading.apply(to: &F.image); timings.lap("flashShading")
         }
         let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
+        // 6c. The colour confidence: the matrix's own error at each pixel's colour counted too.
+        let lookup = options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil
+        let colorConfidence = lookup.map {
+            ColorimetricConfidence.apply($0, darkRoom: D.difference, measurement: confidence)
+        } ?? confidence
+        if lookup != nil { timings.lap("colorConfidence") }
 
         // 7. Gap fill toward the flash frame, the global tone curve and γ 2.2, in one pass.
         let flashScale = scale * GapFill.matchingScale(darkRoomCamera: D.difference, flashCamera: F.image,
@@ -182,6 +192,7 @@ public enum FusionPipeline {
 
         // 8. Summary, decision, fallback.
         let mean = ConfidenceSummary.centerWeightedMean(confidence)
+        let colorMean = lookup == nil ? mean : ConfidenceSummary.centerWeightedMean(colorConfidence)
         let decision = ConfidenceSummary.decision(meanConfidence: mean, threshold: options.threshold)
         var fallback16: PlanarImage? = nil
         if options.renderFallback {
@@ -203,8 +214,9 @@ public enum FusionPipeline {
                              flashFrameScale: flashScale,
                              flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),
             timingsSeconds: timings.seconds, inputs: [:])
-        report.confidenceCountsColorimetricUncertainty = options.countColorimetricUncertainty && flashProfile.colorimetricUncertainty != nil
-        return FusionResult(rendered16: rendered16, linear: linear, confidence: confidence,
+        report.colorConfidence = .init(countsColorimetricUncertainty: lookup != nil, centerWeightedMean: colorMean)
+        return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
+                            measurementConfidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,
                             ambientRatio: ratio)
     }

@@ -10,15 +10,15 @@ public struct FusionReport: Sendable, Codable {
     public var version: String
     /// Frame size.
     public var width: Int, height: Int
-    /// Center-weighted mean confidence (SPEC 2.8).
+    /// Center-weighted mean (SPEC 2.8) of the measurement confidence (`FusionResult.measurementConfidence`):
+    /// how well the capture measured the flash's light. The decision compares it with the threshold.
     public var centerWeightedMeanConfidence: Double
     /// The threshold it was compared with.
     public var threshold: Double
     /// The decision.
     public var decision: FusionDecision
-    /// Whether the confidence counts the flash profile's colorimetric uncertainty
-    /// (`FusionOptions.countColorimetricUncertainty`).
-    public var confidenceCountsColorimetricUncertainty = false
+    /// The colour confidence, the map `fuse --confidence` writes (`ColorimetricConfidence`).
+    public var colorConfidence = ColorConfidenceReport(countsColorimetricUncertainty: false, centerWeightedMean: 0)
     /// What registration found.
     public var registration: RegistrationReport
     /// Both frames' exposures and their ratio.
@@ -31,6 +31,20 @@ public struct FusionReport: Sendable, Codable {
     public var timingsSeconds: [String: Double]
     /// Input and profile paths (`flash`, `ambient`, `camera`, `flashProfile`) and outputs.
     public var inputs: [String: String]
+
+    /// The colour confidence in the report.
+    public struct ColorConfidenceReport: Sendable, Codable {
+        /// Whether it counts the flash profile's colorimetric uncertainty (false: the profile has no
+        /// map, or `FusionOptions.countColorimetricUncertainty` is off; it then equals the measurement
+        /// confidence).
+        public var countsColorimetricUncertainty: Bool
+        /// Its center-weighted mean (SPEC 2.8 weights).
+        public var centerWeightedMean: Double
+        /// Creates the summary.
+        public init(countsColorimetricUncertainty: Bool, centerWeightedMean: Double) {
+            self.countsColorimetricUncertainty = countsColorimetricUncertainty; self.centerWeightedMean = centerWeightedMean
+        }
+    }
 
     /// Registration in the report.
     public struct RegistrationReport: Sendable, Codable {

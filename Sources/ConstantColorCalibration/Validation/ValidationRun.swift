@@ -50,7 +50,7 @@ public enum ValidationRun {
     /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
     /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
     public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
-                             countColorimetricUncertainty: Bool = false) throws -> ConditionScore {
+                             countColorimetricUncertainty: Bool = true) throws -> ConditionScore {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         let truthPath = path("truth.json")
         let truth = try JSONValue.read(path: truthPath)
