@@ -1,10 +1,12 @@
-/// Stage 6 of SPEC: how far each pixel's color can be trusted, in [0, 1] — computed in the same
-/// pass that evaluates the noise-reduced estimate (`NoiseReduction`), because both need the same
-/// per-pixel quantities.
+/// Stage 6 of SPEC: how well the flash's light was measured at each pixel, in [0, 1] — computed in
+/// the same pass that evaluates the noise-reduced estimate (`NoiseReduction`), because both need the
+/// same per-pixel quantities. (`ColorimetricConfidence` adds the matrix's own error to it.)
 ///
 /// `confidence = 1 / (1 + (σ/σ₀)²) · valid`, where σ is the standard deviation of the pixel's
-/// rendered color in CIELAB units, propagated linearly through the white balance, the matrix and the
-/// CIE 1976 L*a*b* formulas (CIE 15:2004 §8.2.1) from three independent sources:
+/// rendered colour in ΔE00 chroma — CIEDE2000 without its lightness term (CIE 142-2001), the metric of
+/// issue 7's honesty criterion, to first order at the pixel's colour (`ChromaDifferenceMetric`) —
+/// propagated linearly through the white balance, the matrix and the CIE 1976 L*a*b* formulas
+/// (CIE 15:2004 §8.2.1) from three independent sources:
 /// - the independent noise of the filtered estimate (per channel, from the guided model's window
 ///   variances, or the raw noise model where the per-pixel check handed the pixel back);
 /// - the flash guide's pixel noise `ā·δI`, one error shared by the channels;
@@ -13,16 +15,16 @@
 ///   bright ambient light untrustworthy even where the noise is averaged away.
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
 /// does not explain; the model's misfit is part of its variance, so σ grows there too.
-/// With a flash profile's `ColorimetricUncertainty`, a fourth, independent source: the 3×3 matrix's
-/// own error at the pixel's colour, σ_cal² = rms² looked up (bilinearly, in rms²) at the flash-white-
-/// balanced camera chromaticity of the pixel's filtered value. It is stored in ΔE00 and added with a
-/// factor 1 (1 ΔE00 = 1 σ unit): σ₀ is set against the 3-ΔE00 honesty criterion of SPEC, and converting
-/// to ΔE*ab (× S_C = 1 + 0.045 C*, CIE 142-2001) would count the chroma error the criterion discounts.
+/// Lightness is left out because the flash's fall-off and the subject's distance set it: the
+/// constant-colour quantity is chroma and hue. A ΔE*ab σ overstated saturated colours' error several
+/// times (S_C = 1 + 0.045 C* is 4.6 at C* = 80).
 /// σ₀ = 3 gives 0.8 at σ = 1.5 (a 3-ΔE error then has about 1 % probability) and 0.5 at σ = 3.
 /// `valid` is 0 where either frame is clipped (dilated by one pixel to cover the interpolation
 /// footprint and blooming) or the ambient frame has no sample, else 1.
+/// (The optional `colorimetricUncertainty` argument adds the matrix's error in this pass, as
+/// `ColorimetricConfidence` does after it; the pipeline uses the latter.)
 public enum Confidence {
-    /// σ₀ of the noise term, in CIELAB units.
+    /// σ₀ of the noise term, in ΔE00 chroma.
     public static let noiseScaleDeltaE: Float = 3
 
     /// Default relative uncertainty of the ambient-to-flash exposure ratio taken from metadata:
@@ -305,37 +307,41 @@ public enum Confidence {
             return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance, keep * a)
         }
         let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)
-        // CIELAB slopes at the pixel's colour (CIE 15:2004): f'(t) = 1/(3 t^(2/3)) = (t^(−1/3))²/3
-        // above (6/29)³, 841/108 below.
-        @inline(__always) func slope(_ m: SIMD3<Float>) -> Lanes {
+        // CIELAB at the pixel's colour (CIE 15:2004): f(t) = t^(1/3) = t·(t^(−1/3))² and its slope
+        // f'(t) = (t^(−1/3))²/3 above (6/29)³; 841/108·t + 4/29 and 841/108 below.
+        @inline(__always) func lightnessFunction(_ m: SIMD3<Float>) -> (value: Lanes, slope: Lanes) {
             let t = m.x * r.value + m.y * g.value + m.z * bl.value
             let t0: Float = 216.0 / 24389.0
             let above = t .> t0
             let c = inverseCubeRoot(t.replacing(with: t0, where: .!above))
-            return (c * c * (1.0 / 3)).replacing(with: 841.0 / 108.0, where: .!above)
+            let c2 = c * c
+            return ((t * c2).replacing(with: 841.0 / 108.0 * t + 4.0 / 29.0, where: .!above),
+                    (c2 * (1.0 / 3)).replacing(with: 841.0 / 108.0, where: .!above))
         }
-        let gx = slope(k.mx), gy = slope(k.my), gz = slope(k.mz)
-        // The Jacobian of L*, a*, b* on camera RGB has column c = (116·m_y,c·g_y,
-        // 500·(m_x,c·g_x − m_y,c·g_y), 200·(m_y,c·g_y − m_z,c·g_z)). Independent errors: each
-        // channel's variance times its column's squared norm, one column at a time.
+        let fx = lightnessFunction(k.mx), fy = lightnessFunction(k.my), fz = lightnessFunction(k.mz)
+        let gx = fx.slope, gy = fy.slope, gz = fz.slope
+        // σ is measured in the criterion's metric: CIEDE2000 without its lightness term, to first
+        // order at the pixel's a*, b* (ChromaDifferenceMetric).
+        let metric = ChromaDifferenceMetric(a: 500 * (fx.value - fy.value), b: 200 * (fy.value - fz.value))
+        // The Jacobian of a*, b* on camera RGB has column c = (500·(m_x,c·g_x − m_y,c·g_y),
+        // 200·(m_y,c·g_y − m_z,c·g_z)). Independent errors: each channel's variance times its
+        // column's squared length in the metric, one column at a time.
         @inline(__always) func columnNorm2(_ c: Int) -> Lanes {
             let y = k.my[c] * gy
-            let l = 116 * y, a = 500 * (k.mx[c] * gx - y), b = 200 * (y - k.mz[c] * gz)
-            return l * l + a * a + b * b
+            return metric.squaredDifference(500 * (k.mx[c] * gx - y), 200 * (y - k.mz[c] * gz))
         }
         var total = r.independent * columnNorm2(0) + g.independent * columnNorm2(1) + bl.independent * columnNorm2(2)
-        // Fully correlated errors e (the exposure ratio's δ·A, the guide's ā·δI): |J·e|², through
-        // the matrix rows' dot products with e (J is never formed: fewer live vectors).
+        // Fully correlated errors e (the exposure ratio's δ·A, the guide's ā·δI): |J·e|² in the
+        // metric, through the matrix rows' dot products with e (J is never formed: fewer live vectors).
         @inline(__always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
             let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
             let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
             let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
-            let l = 116 * y, a = 500 * (x - y), b = 200 * (y - z)
-            return l * l + a * a + b * b
+            return metric.squaredDifference(500 * (x - y), 200 * (y - z))
         }
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
-        // The matrix's own error at this colour (ΔE00², added as CIELAB σ² with factor 1).
+        // The matrix's own error at this colour (ΔE00 chroma², the same metric).
         total += calibration.variance(r.value, g.value, bl.value)
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
