@@ -69,6 +69,9 @@ struct FuseCommand: ParsableCommand {
         // Read and check everything before writing anything.
         let cameraProfile = try CameraProfile(path: camera)
         let flashCalibration = try FlashProfile(path: flashProfile)
+        if colorimetricUncertainty && flashCalibration.colorimetricUncertainty == nil {
+            progress.say("warning: \(flashProfile) has no colorimetricUncertainty: the confidence map counts the measurement only, not the matrix's error by colour (calibrate spectral or chart writes it)")
+        }
         let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc)
         let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
         timer.lap("decode")

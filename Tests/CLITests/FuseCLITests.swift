@@ -13,6 +13,11 @@ struct FuseCLITests {
                                                 "--fallback", pair.file("fallback.tif"), "--linear", pair.file("linear.tif"),
                                                 "--measurement-confidence", pair.file("measurement.tif")]))
         #expect(r.status == 0, "\(r.stderr)")
+        // This pair's flash profile has no colorimetric uncertainty: said, not silently assumed.
+        #expect(r.stderr.contains("has no colorimetricUncertainty"), "\(r.stderr)")
+        let quiet = try CLI.run(["fuse", pair.file("flash.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("out2.tif"), "--no-colorimetric-uncertainty"])
+        #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
         let out = try TIFFReader.read(path: pair.file("out.tif"))
         #expect(out.bitsPerSample == 16 && out.image.channelCount == 3 && out.image.width == PairFolder.width)
         let icc = try ICCProfile(bytes: try #require(out.iccProfile))
