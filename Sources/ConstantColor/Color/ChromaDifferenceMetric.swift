@@ -21,10 +21,10 @@ struct ChromaDifferenceMetric {
 
     /// The metric at the colours (a*, b*). No division where a reciprocal square root will do:
     /// `√(C⁷/(C⁷+25⁷)) = 1/√(1 + (25/C)⁷)`, and 1/C is the reciprocal square root of a*² + b*².
-    @inline(__always) init(a: Lanes, b: Lanes) {
+    @inline(always) init(a: Lanes, b: Lanes) {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         // (25/C)⁷ from 1/C, capped where C → 0 (there the root below is 0: G = ½, R_C = 0).
-        @inline(__always) func ratioTo25ToThe7th(_ inverseC: Lanes) -> Lanes {
+        @inline(always) func ratioTo25ToThe7th(_ inverseC: Lanes) -> Lanes {
             let t = 25 * inverseC, t2 = t * t
             let z = t2 * t2 * t2 * t
             return z.replacing(with: 1e30, where: .!(z .< 1e30))  // also NaN and ∞
@@ -71,7 +71,7 @@ struct ChromaDifferenceMetric {
 
     /// 1/√v for v > 0: the bit-trick first guess (error below 3.5 %) and two Newton steps
     /// `y ← y·(3 − v·y²)/2` (below 5e-6); 0 gives a large finite value, not ∞.
-    @inline(__always) static func inverseSquareRoot(_ v: Lanes) -> Lanes {
+    @inline(always) static func inverseSquareRoot(_ v: Lanes) -> Lanes {
         let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self)
         var y = unsafeBitCast(SIMD8<UInt32>(repeating: 0x5F37_59DF) &- (bits &>> 1), to: Lanes.self)
         let half = 0.5 * v
@@ -81,14 +81,14 @@ struct ChromaDifferenceMetric {
     }
 
     /// ΔE00c² of the change (Δa*, Δb*).
-    @inline(__always) func squaredDifference(_ da: Lanes, _ db: Lanes) -> Lanes {
+    @inline(always) func squaredDifference(_ da: Lanes, _ db: Lanes) -> Lanes {
         let u = ka * da + kb * db, v = kc * da + kd * db
         return u * u + v * v + rt * u * v
     }
 
     /// atan(x) for any finite x: a degree-11 odd minimax polynomial on [−1, 1] (absolute error below
     /// 2e-5 rad), and π/2 − atan(1/x) beyond.
-    @inline(__always) static func arctangent(_ x: Lanes) -> Lanes {
+    @inline(always) static func arctangent(_ x: Lanes) -> Lanes {
         let big = x.replacing(with: -x, where: x .< 0) .> 1
         let y = x.replacing(with: 1 / x, where: big)
         let y2 = y * y
@@ -105,7 +105,7 @@ struct ChromaDifferenceMetric {
 
     /// 2^x for x ≤ 0 (clamped at −126): the integer part into the exponent bits, 2^f on [0, 1] by its
     /// Taylor series to degree 6 (relative error below 2e-5).
-    @inline(__always) static func exp2(_ x: Lanes) -> Lanes {
+    @inline(always) static func exp2(_ x: Lanes) -> Lanes {
         let v = x.replacing(with: -126, where: x .< -126)
         // 1.5·2²³: for |v| < 2²² the sum lies in [2²³, 2²⁴), where the spacing of Floats is 1.
         let magic = Lanes(repeating: 12_582_912)
@@ -124,7 +124,7 @@ struct ChromaDifferenceMetric {
     }
 
     /// sin(x) for x in [0, π/3] by its Taylor series to degree 7 (error below 5e-6).
-    @inline(__always) static func sine(_ x: Lanes) -> Lanes {
+    @inline(always) static func sine(_ x: Lanes) -> Lanes {
         let x2 = x * x
         var p: Lanes = 1.0 / 120 - x2 * (1.0 / 5040)
         p = 1.0 / 6 - x2 * p
