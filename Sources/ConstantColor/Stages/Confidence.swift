@@ -127,24 +127,30 @@ public enum Confidence {
                         }
                         vectorPixels = 2..<(2 * kEnd)
                     }
-                    for x in 0..<w where !vectorPixels.contains(x) {
-                        let l0 = x0[x], l1 = x1[x], t = tx[x]
-                        @inline(__always) func sample(_ j: Int) -> Float {
-                            let a = row[j * lw + l0]
-                            return a + t * (row[j * lw + l1] - a)
+                    // The pixels the vector loop did not cover (the row's ends, or all of it).
+                    @inline(__always) func scalarPixels(_ pixels: Range<Int>) {
+                        for x in pixels {
+                            let l0 = x0[x], l1 = x1[x], t = tx[x]
+                            @inline(__always) func sample(_ j: Int) -> Float {
+                                let a = row[j * lw + l0]
+                                return a + t * (row[j * lw + l1] - a)
+                            }
+                            let inverseWeight = 1 / sample(9)
+                            for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
                         }
-                        let inverseWeight = 1 / sample(9)
-                        for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
                     }
+                    scalarPixels(0..<vectorPixels.lowerBound)
+                    scalarPixels(vectorPixels.upperBound..<w)
                     // Clipped or no ambient sample within one pixel: no information.
-                    // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns.)
+                    // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
+                    // through shifted pointers, so that the loops have no index arithmetic to check.)
                     let yUp = max(0, y - 1) * w, yDown = min(h - 1, y + 1) * w, yRow = y * w
-                    for x in 0..<w { columnFlags[x] = flags[yUp + x] | flags[yRow + x] | flags[yDown + x] }
+                    let up = flags.baseAddress! + yUp, middle = flags.baseAddress! + yRow, down = flags.baseAddress! + yDown
+                    for x in 0..<w { columnFlags[x] = up[x] | middle[x] | down[x] }
                     invalid[0] = (columnFlags[0] | columnFlags[min(1, w - 1)]) != 0 ? 1 : 0
                     if w > 2 {
-                        for x in 1..<(w - 1) {
-                            invalid[x] = (columnFlags[x - 1] | columnFlags[x] | columnFlags[x + 1]) != 0 ? 1 : 0
-                        }
+                        let left = UnsafePointer(columnFlags), centre = left + 1, right = left + 2, target = invalid + 1
+                        for x in 0..<(w - 2) { target[x] = (left[x] | centre[x] | right[x]) != 0 ? 1 : 0 }
                     }
                     invalid[w - 1] = (columnFlags[max(0, w - 2)] | columnFlags[w - 1]) != 0 ? 1 : 0
                     let rowOutputs = RowOutputs(value: (d.base + yRow, d.base + n + yRow, d.base + 2 * n + yRow),
