@@ -298,12 +298,14 @@ public enum Confidence {
             }
             let fu = cell(gu), fv = cell(gv)
             let tu = gu - fu, tv = gv - fv
-            let index = fv * Float(size) + fu  // exact: below 2²⁴
+            let index = fv * Float(size) + fu  // exact: below 2²³
+            // As integers by the same trick (the bits of 2²³ + index), not by a checked conversion per lane.
+            let k = unsafeBitCast(index + magic, to: SIMD8<Int32>.self) &- 0x4B00_0000
+            let p0 = grid + Int(k[0]), p1 = grid + Int(k[1]), p2 = grid + Int(k[2]), p3 = grid + Int(k[3]),
+                p4 = grid + Int(k[4]), p5 = grid + Int(k[5]), p6 = grid + Int(k[6]), p7 = grid + Int(k[7])
             // Node reads per lane, gathered into vectors by initializer (not lane by lane).
             @inline(always) func gather(_ offset: Int) -> Lanes {
-                Lanes(grid[Int(index[0]) + offset], grid[Int(index[1]) + offset], grid[Int(index[2]) + offset],
-                      grid[Int(index[3]) + offset], grid[Int(index[4]) + offset], grid[Int(index[5]) + offset],
-                      grid[Int(index[6]) + offset], grid[Int(index[7]) + offset])
+                Lanes(p0[offset], p1[offset], p2[offset], p3[offset], p4[offset], p5[offset], p6[offset], p7[offset])
             }
             let v00 = gather(0), v10 = gather(1), v01 = gather(size), v11 = gather(size + 1)
             let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)
