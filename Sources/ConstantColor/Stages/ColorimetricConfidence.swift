@@ -40,7 +40,7 @@ public enum ColorimetricConfidence {
                 // Eight pixels at a time, then the band's tail through a zero-padded vector.
                 while i < end {
                     let count = min(Lanes.scalarCount, end - i)
-                    @inline(__always) func load(_ p: UnsafePointer<Float>) -> Lanes {
+                    @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes {
                         if count == Lanes.scalarCount { return UnsafeRawPointer(p + i).loadUnaligned(as: Lanes.self) }
                         var v = Lanes(repeating: 0)
                         for k in 0..<count { v[k] = p[i + k] }
@@ -76,7 +76,7 @@ public enum ColorimetricConfidence {
         /// σ_cal² at the pixels' colours (camera RGB `r, g, b`): bilinear in the node variances at
         /// u = r'/(r'+g'+b'), v = b'/(r'+g'+b') of the balanced RGB, clamped to [0, 1]²; a
         /// non-positive sum (no colour) looks up the flash white.
-        @inline(__always) func variance(_ r: Lanes, _ g: Lanes, _ b: Lanes) -> Lanes {
+        @inline(always) func variance(_ r: Lanes, _ g: Lanes, _ b: Lanes) -> Lanes {
             let br = r * inverseWhite.x, bg = g * inverseWhite.y, bb = b * inverseWhite.z
             let sum = br + bg + bb
             let third = Lanes(repeating: 1.0 / 3), zero = Lanes(repeating: 0)
@@ -93,18 +93,20 @@ public enum ColorimetricConfidence {
             // library's SIMD rounding calls libm per lane): round(g − ½) is ⌊g⌋, or g − 1 at an exact
             // node with fraction 1 (the same interpolated value); clamped to the last cell.
             let magic = Lanes(repeating: 8_388_608), lastCell = Lanes(repeating: n - 1)
-            @inline(__always) func cell(_ g: Lanes) -> Lanes {
+            @inline(always) func cell(_ g: Lanes) -> Lanes {
                 let c = (g - 0.5 + magic) - magic
                 return c.replacing(with: zero, where: c .< zero).replacing(with: lastCell, where: c .> lastCell)
             }
             let fu = cell(gu), fv = cell(gv)
             let tu = gu - fu, tv = gv - fv
-            let index = fv * Float(size) + fu  // exact: below 2²⁴
+            let index = fv * Float(size) + fu  // exact: below 2²³
+            // As integers by the same trick (the bits of 2²³ + index), not by a checked conversion per lane.
+            let k = unsafeBitCast(index + magic, to: SIMD8<Int32>.self) &- 0x4B00_0000
+            let p0 = nodes + Int(k[0]), p1 = nodes + Int(k[1]), p2 = nodes + Int(k[2]), p3 = nodes + Int(k[3]),
+                p4 = nodes + Int(k[4]), p5 = nodes + Int(k[5]), p6 = nodes + Int(k[6]), p7 = nodes + Int(k[7])
             // Node reads per lane, gathered into vectors by initializer (not lane by lane).
-            @inline(__always) func gather(_ offset: Int) -> Lanes {
-                Lanes(nodes[Int(index[0]) + offset], nodes[Int(index[1]) + offset], nodes[Int(index[2]) + offset],
-                      nodes[Int(index[3]) + offset], nodes[Int(index[4]) + offset], nodes[Int(index[5]) + offset],
-                      nodes[Int(index[6]) + offset], nodes[Int(index[7]) + offset])
+            @inline(always) func gather(_ offset: Int) -> Lanes {
+                Lanes(p0[offset], p1[offset], p2[offset], p3[offset], p4[offset], p5[offset], p6[offset], p7[offset])
             }
             let v00 = gather(0), v10 = gather(1), v01 = gather(size), v11 = gather(size + 1)
             let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)

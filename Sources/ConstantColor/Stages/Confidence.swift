@@ -21,8 +21,6 @@
 /// σ₀ = 3 gives 0.8 at σ = 1.5 (a 3-ΔE error then has about 1 % probability) and 0.5 at σ = 3.
 /// `valid` is 0 where either frame is clipped (dilated by one pixel to cover the interpolation
 /// footprint and blooming) or the ambient frame has no sample, else 1.
-/// (The optional `colorimetricUncertainty` argument adds the matrix's error in this pass, as
-/// `ColorimetricConfidence` does after it; the pipeline uses the latter.)
 public enum Confidence {
     /// σ₀ of the noise term, in ΔE00 chroma.
     public static let noiseScaleDeltaE: Float = 3
@@ -47,7 +45,6 @@ public enum Confidence {
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, flash: LinearFrame,
                                     rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
-                                    colorimetricUncertainty: ColorimetricUncertainty.Lookup? = nil,
                                     recordUncertainty: Bool = false) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
@@ -79,14 +76,11 @@ public enum Confidence {
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
-        (colorimetricUncertainty?.variance ?? []).withUnsafeBufferPointer { calBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let calibration = CalibrationGrid(nodes: colorimetricUncertainty == nil ? nil : calBuffer.baseAddress, size: colorimetricUncertainty?.gridSize ?? 0,
-                                              inverseWhite: colorimetricUncertainty?.inverseWhite ?? SIMD3(1, 1, 1))
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer, calibration))
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer))
             forEachRowBand(rowCount: h) { rows in
-                let (f, flags, planes, x0, x1, tx, calibration) = inputs.value
+                let (f, flags, planes, x0, x1, tx) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd (9 rows of w,
                 // padded to a multiple of the vector width) and the dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
@@ -96,8 +90,8 @@ public enum Confidence {
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
                 let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
-                // Inputs of the partial vector at the row's end.
-                let tailIn = UnsafeMutablePointer<Float>.allocate(capacity: 6 * Lanes.scalarCount)
+                // Inputs and outputs of the partial vector at the row's end.
+                let tailIn = UnsafeMutablePointer<Float>.allocate(capacity: 13 * Lanes.scalarCount)
                 defer {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
                     tailIn.deallocate()
@@ -129,24 +123,30 @@ public enum Confidence {
                         }
                         vectorPixels = 2..<(2 * kEnd)
                     }
-                    for x in 0..<w where !vectorPixels.contains(x) {
-                        let l0 = x0[x], l1 = x1[x], t = tx[x]
-                        @inline(__always) func sample(_ j: Int) -> Float {
-                            let a = row[j * lw + l0]
-                            return a + t * (row[j * lw + l1] - a)
+                    // The pixels the vector loop did not cover (the row's ends, or all of it).
+                    @inline(__always) func scalarPixels(_ pixels: Range<Int>) {
+                        for x in pixels {
+                            let l0 = x0[x], l1 = x1[x], t = tx[x]
+                            @inline(__always) func sample(_ j: Int) -> Float {
+                                let a = row[j * lw + l0]
+                                return a + t * (row[j * lw + l1] - a)
+                            }
+                            let inverseWeight = 1 / sample(9)
+                            for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
                         }
-                        let inverseWeight = 1 / sample(9)
-                        for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
                     }
+                    scalarPixels(0..<vectorPixels.lowerBound)
+                    scalarPixels(vectorPixels.upperBound..<w)
                     // Clipped or no ambient sample within one pixel: no information.
-                    // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns.)
+                    // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
+                    // through shifted pointers, so that the loops have no index arithmetic to check.)
                     let yUp = max(0, y - 1) * w, yDown = min(h - 1, y + 1) * w, yRow = y * w
-                    for x in 0..<w { columnFlags[x] = flags[yUp + x] | flags[yRow + x] | flags[yDown + x] }
+                    let up = flags.baseAddress! + yUp, middle = flags.baseAddress! + yRow, down = flags.baseAddress! + yDown
+                    for x in 0..<w { columnFlags[x] = up[x] | middle[x] | down[x] }
                     invalid[0] = (columnFlags[0] | columnFlags[min(1, w - 1)]) != 0 ? 1 : 0
                     if w > 2 {
-                        for x in 1..<(w - 1) {
-                            invalid[x] = (columnFlags[x - 1] | columnFlags[x] | columnFlags[x + 1]) != 0 ? 1 : 0
-                        }
+                        let left = UnsafePointer(columnFlags), centre = left + 1, right = left + 2, target = invalid + 1
+                        for x in 0..<(w - 2) { target[x] = (left[x] | centre[x] | right[x]) != 0 ? 1 : 0 }
                     }
                     invalid[w - 1] = (columnFlags[max(0, w - 2)] | columnFlags[w - 1]) != 0 ? 1 : 0
                     let rowOutputs = RowOutputs(value: (d.base + yRow, d.base + n + yRow, d.base + 2 * n + yRow),
@@ -155,10 +155,10 @@ public enum Confidence {
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
-                               invalid: invalid, outputs: rowOutputs, constants, calibration: calibration, tail: tailIn)
+                               invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
-        }}}}}}}}}}}
+        }}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
@@ -171,51 +171,77 @@ public enum Confidence {
         var guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?
     }
 
-    /// The kernel over one row, eight pixels at a time (the constants stay in registers across the
-    /// row; a call per vector reloaded and re-broadcast them). `coefficients` holds the row's nine
-    /// interpolated model planes (ā, b̄, sd per channel) `stride` apart; `tail` is scratch (six
-    /// vectors) for the inputs of the partial vector at the row's end.
+    /// The kernel over one row, eight pixels at a time, in one loop with nothing called: the kernel
+    /// and the colorimetric lookup are inlined (`@inline(always)`), since a call clobbers every
+    /// vector register and the kernel's many live vectors were spilled around each one. Full vectors
+    /// read and write the row in place; the partial vector at the row's end goes through `tail`
+    /// (scratch for six input and ten output vectors). `coefficients` holds the row's nine
+    /// interpolated model planes (ā, b̄, sd per channel) `stride` apart.
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
                            coefficients: UnsafePointer<Float>, stride padded: Int, invalid: UnsafePointer<Float>,
-                           outputs: RowOutputs, _ constants: KernelConstants, calibration: CalibrationGrid,
+                           outputs: RowOutputs, _ constants: KernelConstants,
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
+        let lanes = Lanes.scalarCount
+        // Element-wise: compiled to one unaligned vector move (`loadUnaligned`/`storeBytes` were
+        // left as calls in this large function).
+        @inline(always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
+            let q = p + x
+            return Lanes(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7])
+        }
+        @inline(always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>, _ x: Int) {
+            let q = p + x
+            q[0] = v[0]; q[1] = v[1]; q[2] = v[2]; q[3] = v[3]; q[4] = v[4]; q[5] = v[5]; q[6] = v[6]; q[7] = v[7]
+        }
+        // One vector at `x` of the given rows (the row itself, or the tail scratch at 0).
+        @inline(always) func vector(_ x: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
+                                    value d: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+                                    coefficients c: UnsafePointer<Float>, invalid: UnsafePointer<Float>,
+                                    confidence: UnsafeMutablePointer<Float>,
+                                    independent: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?,
+                                    guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?) {
+            let r = kernel(f: (load(f.0, x), load(f.1, x), load(f.2, x)),
+                           d: (load(d.0, x), load(d.1, x), load(d.2, x)),
+                           a: (load(c, x), load(c + 3 * padded, x), load(c + 6 * padded, x)),
+                           b: (load(c + padded, x), load(c + 4 * padded, x), load(c + 7 * padded, x)),
+                           sd: (load(c + 2 * padded, x), load(c + 5 * padded, x), load(c + 8 * padded, x)),
+                           invalid: load(invalid, x), constants)
+            store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
+            store(r.confidence, confidence, x)
+            if let v = independent {
+                store(r.independent.0, v.0, x); store(r.independent.1, v.1, x); store(r.independent.2, v.2, x)
+            }
+            if let g = guideGain {
+                store(r.guideGain.0, g.0, x); store(r.guideGain.1, g.1, x); store(r.guideGain.2, g.2, x)
+            }
+        }
+        let full = w / lanes * lanes
         var x = 0
-        while x < w {
-            let full = x + Lanes.scalarCount <= w
-            @inline(__always) func load(_ p: UnsafePointer<Float>, _ slot: Int) -> Lanes {
-                if full { return UnsafeRawPointer(p + x).loadUnaligned(as: Lanes.self) }
-                let t = tailIn + slot * Lanes.scalarCount
-                for k in 0..<Lanes.scalarCount { t[k] = x + k < w ? p[x + k] : 0 }
-                return UnsafeRawPointer(t).loadUnaligned(as: Lanes.self)
-            }
-            let fr = load(f.0, 0), fg = load(f.1, 1), fb = load(f.2, 2)
-            let dr = load(UnsafePointer(d.0), 3), dg = load(UnsafePointer(d.1), 4), db = load(UnsafePointer(d.2), 5)
-            @inline(__always) func coefficient(_ j: Int) -> Lanes {
-                UnsafeRawPointer(coefficients + j * padded + x).loadUnaligned(as: Lanes.self)
-            }
-            let r = kernel(f: (fr, fg, fb), d: (dr, dg, db),
-                           a: (coefficient(0), coefficient(3), coefficient(6)),
-                           b: (coefficient(1), coefficient(4), coefficient(7)),
-                           sd: (coefficient(2), coefficient(5), coefficient(8)),
-                           invalid: UnsafeRawPointer(invalid + x).loadUnaligned(as: Lanes.self), constants,
-                           calibration: calibration)
-            @inline(__always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>) {
-                if full {
-                    UnsafeMutableRawPointer(p + x).storeBytes(of: v, as: Lanes.self)
-                } else {
-                    for lane in 0..<(w - x) { p[x + lane] = v[lane] }
-                }
-            }
-            store(r.value.0, d.0); store(r.value.1, d.1); store(r.value.2, d.2)
-            store(r.confidence, outputs.confidence)
-            if let v = outputs.independent {
-                store(r.independent.0, v.0); store(r.independent.1, v.1); store(r.independent.2, v.2)
-            }
-            if let g = outputs.guideGain {
-                store(r.guideGain.0, g.0); store(r.guideGain.1, g.1); store(r.guideGain.2, g.2)
-            }
-            x += Lanes.scalarCount
+        while x < full {
+            vector(x, flash: f, value: d, coefficients: coefficients, invalid: invalid, confidence: outputs.confidence,
+                   independent: outputs.independent, guideGain: outputs.guideGain)
+            x += lanes
+        }
+        guard full < w else { return }
+        // The partial vector: inputs copied into scratch (zeros beyond the row), results copied out.
+        // The coefficients and `invalid` are padded to whole vectors already.
+        let count = w - full
+        let s = tailIn
+        @inline(__always) func slot(_ k: Int) -> UnsafeMutablePointer<Float> { s + k * lanes }
+        for k in 0..<lanes {
+            let inside = k < count
+            slot(0)[k] = inside ? f.0[full + k] : 0; slot(1)[k] = inside ? f.1[full + k] : 0
+            slot(2)[k] = inside ? f.2[full + k] : 0; slot(3)[k] = inside ? d.0[full + k] : 0
+            slot(4)[k] = inside ? d.1[full + k] : 0; slot(5)[k] = inside ? d.2[full + k] : 0
+        }
+        vector(0, flash: (UnsafePointer(slot(0)), UnsafePointer(slot(1)), UnsafePointer(slot(2))),
+               value: (slot(3), slot(4), slot(5)), coefficients: coefficients + full, invalid: invalid + full,
+               confidence: slot(6), independent: (slot(7), slot(8), slot(9)), guideGain: (slot(10), slot(11), slot(12)))
+        for k in 0..<count {
+            d.0[full + k] = slot(3)[k]; d.1[full + k] = slot(4)[k]; d.2[full + k] = slot(5)[k]
+            outputs.confidence[full + k] = slot(6)[k]
+            if let v = outputs.independent { v.0[full + k] = slot(7)[k]; v.1[full + k] = slot(8)[k]; v.2[full + k] = slot(9)[k] }
+            if let g = outputs.guideGain { g.0[full + k] = slot(10)[k]; g.1[full + k] = slot(11)[k]; g.2[full + k] = slot(12)[k] }
         }
     }
 
@@ -232,68 +258,18 @@ public enum Confidence {
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }
 
-    /// A colorimetric uncertainty grid in the kernel: node variances (ΔE00²), nil base when absent.
-    struct CalibrationGrid {
-        /// rms² per node, `size`², `u` fastest; nil: no calibration term.
-        var nodes: UnsafePointer<Float>?
-        /// Nodes per axis.
-        var size: Int
-        /// 1 / flash white per channel.
-        var inverseWhite: SIMD3<Float>
-
-        /// σ_cal² at the pixels' colours (camera RGB `r, g, b`): bilinear in the node variances at
-        /// u = r'/(r'+g'+b'), v = b'/(r'+g'+b') of the balanced RGB, clamped to [0, 1]²; a
-        /// non-positive sum (no colour) looks up the flash white.
-        @inline(__always) func variance(_ r: Lanes, _ g: Lanes, _ b: Lanes) -> Lanes {
-            guard let grid = nodes else { return Lanes(repeating: 0) }
-            let br = r * inverseWhite.x, bg = g * inverseWhite.y, bb = b * inverseWhite.z
-            let sum = br + bg + bb
-            let third = Lanes(repeating: 1.0 / 3), zero = Lanes(repeating: 0)
-            let coloured = sum .> 0
-            let n = Float(size - 1)
-            let scale = n / sum
-            // Node coordinates, clamped to [0, n]; NaN (no colour) → the white's.
-            var gu = (br * scale).replacing(with: third * n, where: .!coloured)
-            var gv = (bb * scale).replacing(with: third * n, where: .!coloured)
-            let top = Lanes(repeating: n)
-            gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
-            gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
-            // Lower node of each pixel's cell, as Floats, by the 2²³ rounding trick (the standard
-            // library's SIMD rounding calls libm per lane): round(g − ½) is ⌊g⌋, or g − 1 at an exact
-            // node with fraction 1 (the same interpolated value); clamped to the last cell.
-            let magic = Lanes(repeating: 8_388_608), lastCell = Lanes(repeating: n - 1)
-            @inline(__always) func cell(_ g: Lanes) -> Lanes {
-                let c = (g - 0.5 + magic) - magic
-                return c.replacing(with: zero, where: c .< zero).replacing(with: lastCell, where: c .> lastCell)
-            }
-            let fu = cell(gu), fv = cell(gv)
-            let tu = gu - fu, tv = gv - fv
-            let index = fv * Float(size) + fu  // exact: below 2²⁴
-            // Node reads per lane, gathered into vectors by initializer (not lane by lane).
-            @inline(__always) func gather(_ offset: Int) -> Lanes {
-                Lanes(grid[Int(index[0]) + offset], grid[Int(index[1]) + offset], grid[Int(index[2]) + offset],
-                      grid[Int(index[3]) + offset], grid[Int(index[4]) + offset], grid[Int(index[5]) + offset],
-                      grid[Int(index[6]) + offset], grid[Int(index[7]) + offset])
-            }
-            let v00 = gather(0), v10 = gather(1), v01 = gather(size), v11 = gather(size + 1)
-            let upper = v00 + tu * (v10 - v00), lower = v01 + tu * (v11 - v01)
-            return upper + tv * (lower - upper)
-        }
-    }
-
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,
     /// the independent variance and guide gain of the result, and the confidence.
-    @inline(__always)
+    @inline(always)
     static func kernel(f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes), a: (Lanes, Lanes, Lanes),
-                       b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), invalid: Lanes, _ k: KernelConstants,
-                       calibration: CalibrationGrid)
+                       b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), invalid: Lanes, _ k: KernelConstants)
         -> (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), guideGain: (Lanes, Lanes, Lanes), confidence: Lanes) {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         let guide = f.0 + f.1 + f.2
         // The guide is the sum of three flash samples: three read variances, one shot term.
         let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
         // One channel: the raw variance (as DarkRoomEstimate.variance), the model, the per-pixel check.
-        @inline(__always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
+        @inline(always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
             -> (value: Lanes, independent: Lanes, gain: Lanes) {
             let rawVariance = k.flashNoise.variance(f) + k.ambientNoise.variance(f - d)
             let q = a * guide + b
@@ -309,7 +285,7 @@ public enum Confidence {
         let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)
         // CIELAB at the pixel's colour (CIE 15:2004): f(t) = t^(1/3) = t·(t^(−1/3))² and its slope
         // f'(t) = (t^(−1/3))²/3 above (6/29)³; 841/108·t + 4/29 and 841/108 below.
-        @inline(__always) func lightnessFunction(_ m: SIMD3<Float>) -> (value: Lanes, slope: Lanes) {
+        @inline(always) func lightnessFunction(_ m: SIMD3<Float>) -> (value: Lanes, slope: Lanes) {
             let t = m.x * r.value + m.y * g.value + m.z * bl.value
             let t0: Float = 216.0 / 24389.0
             let above = t .> t0
@@ -326,14 +302,14 @@ public enum Confidence {
         // The Jacobian of a*, b* on camera RGB has column c = (500·(m_x,c·g_x − m_y,c·g_y),
         // 200·(m_y,c·g_y − m_z,c·g_z)). Independent errors: each channel's variance times its
         // column's squared length in the metric, one column at a time.
-        @inline(__always) func columnNorm2(_ c: Int) -> Lanes {
+        @inline(always) func columnNorm2(_ c: Int) -> Lanes {
             let y = k.my[c] * gy
             return metric.squaredDifference(500 * (k.mx[c] * gx - y), 200 * (y - k.mz[c] * gz))
         }
         var total = r.independent * columnNorm2(0) + g.independent * columnNorm2(1) + bl.independent * columnNorm2(2)
         // Fully correlated errors e (the exposure ratio's δ·A, the guide's ā·δI): |J·e|² in the
         // metric, through the matrix rows' dot products with e (J is never formed: fewer live vectors).
-        @inline(__always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
+        @inline(always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
             let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
             let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
             let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
@@ -341,8 +317,6 @@ public enum Confidence {
         }
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
-        // The matrix's own error at this colour (ΔE00 chroma², the same metric).
-        total += calibration.variance(r.value, g.value, bl.value)
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
         c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0
@@ -354,7 +328,7 @@ public enum Confidence {
     /// (relative error below 10 %), then three Newton steps `y ← y·(4 − t·y³)/3` (quadratic: below
     /// 1e-6 relative). The slopes need no more, and libm's `cbrtf` and the divisions of a cube-root
     /// Newton step were the hot loop's cost.
-    @inline(__always) static func inverseCubeRoot(_ t: Lanes) -> Lanes {
+    @inline(always) static func inverseCubeRoot(_ t: Lanes) -> Lanes {
         let bits = unsafeBitCast(t, to: SIMD8<UInt32>.self)
         // 1/∛ in the exponent: (3·127·2²³ − bits)/3 ≈ 0x54A2FA8C − bits/3.
         let guess: SIMD8<UInt32> = SIMD8<UInt32>(repeating: 0x54A2_FA8C) &- bits / SIMD8<UInt32>(repeating: 3)

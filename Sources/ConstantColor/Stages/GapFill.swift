@@ -37,14 +37,14 @@ public enum GapFill {
             let lanes = Lanes.scalarCount
             forEachRowBand(rowCount: height) { rows in
                 let (t, d, f, c) = inputs.value
-                @inline(__always) func code(_ x: Lanes) -> Lanes {
+                @inline(always) func code(_ x: Lanes) -> Lanes {
                     ToneCurve.code16(x, table: t.baseAddress!, domain: domain, size: size)
                 }
                 var i = rows.lowerBound * w
                 let end = rows.upperBound * w
                 while i < end {
                     let count = min(lanes, end - i)
-                    @inline(__always) func load(_ p: UnsafePointer<Float>) -> Lanes {
+                    @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes {
                         if count == lanes { return UnsafeRawPointer(p + i).loadUnaligned(as: Lanes.self) }
                         var v = Lanes()
                         for k in 0..<count { v[k] = p[i + k] }
@@ -56,7 +56,7 @@ public enum GapFill {
                     var tt = load(c) * (1 / fullWeightConfidence)
                     tt = tt.replacing(with: 0, where: .!(tt .> 0)).replacing(with: 1, where: tt .> 1)
                     let a = tt * tt * (3 - 2 * tt)
-                    @inline(__always) func mix(_ row: SIMD3<Float>, _ frow: SIMD3<Float>) -> Lanes {
+                    @inline(always) func mix(_ row: SIMD3<Float>, _ frow: SIMD3<Float>) -> Lanes {
                         let dark = row.x * dr + row.y * dg + row.z * db
                         let flash = frow.x * fr + frow.y * fg + frow.z * fb
                         return a * dark + (1 - a) * flash

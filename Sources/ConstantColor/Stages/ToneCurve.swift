@@ -70,7 +70,7 @@ public struct ToneCurve: Sendable {
     /// `withTable`: 0…65535 as `Float`, rounded to nearest with ties to even (as the TIFF writer
     /// rounds); negatives and NaN give 0. Vector arithmetic throughout except the table reads
     /// (see `fastSquareRoot` for why not the standard library's SIMD functions).
-    @inline(__always) @inlinable
+    @inline(always) @inlinable
     public static func code16(_ x: SIMD8<Float>, table t: UnsafePointer<Float>, domain: Float, size: Int) -> SIMD8<Float> {
         let positive = x .> 0  // false for NaN
         let q = (x.replacing(with: 0, where: .!positive) * (1 / domain)).replacing(with: 1, where: x .> domain)
