@@ -15,8 +15,10 @@ struct ValidateCommand: ParsableCommand {
             (linear XYZ output) and every patch is the median of its square. Reported per condition and \
             over the set: accuracy (CIEDE2000 after one scalar exposure fit on the neutral patches), \
             repeatability (mean and 90th percentile over patches), variance reduction against the \
-            ambient frame rendered with gray-world white balance, mean confidence on the patches and the \
-            decisions. Where a condition has per-pixel truth (truth.json labels + materials, from synth \
+            ambient frame rendered with gray-world white balance, mean confidence on the patches (from \
+            the confidence map: the colour confidence, or the measurement confidence with \
+            --no-colorimetric-uncertainty), the center-weighted measurement confidence and the \
+            decisions (which follow it). Where a condition has per-pixel truth (truth.json labels + materials, from synth \
             --truth-maps), the confidence honesty of issue 7 over its pixels (ΔE00 chroma: CIEDE2000 \
             after matching each pixel's Y to the reference): among confidence >= 0.8, the fraction \
             more than 3 from the truth; among pixels within 1.5, the fraction with confidence < 0.5. \
