@@ -56,14 +56,14 @@ struct ChromaDifferenceMetricTests {
         var worstAtan: Float = 0, worstExp: Float = 0, worstSin: Float = 0, worstRoot: Float = 0
         for i in 0..<400 {
             let x = Float(i - 200) / 10  // −20 … 19.9
-            worstAtan = max(worstAtan, abs(ChromaDifferenceMetric.arctangent(SIMD8(repeating: x))[0] - atan(x)))
+            worstAtan = max(worstAtan, abs(SIMD8<Float>(repeating: x).fastArctangent[0] - atan(x)))
             let e = -Float(i) / 400 * 30  // 0 … −30
             let exact = Float(exp2(Double(e)))
-            worstExp = max(worstExp, abs(ChromaDifferenceMetric.exp2(SIMD8(repeating: e))[0] - exact) / exact)
+            worstExp = max(worstExp, abs(SIMD8<Float>(repeating: e).fastExp2[0] - exact) / exact)
             let s = Float(i) / 400 * Float.pi / 3
-            worstSin = max(worstSin, abs(ChromaDifferenceMetric.sine(SIMD8(repeating: s))[0] - sin(s)))
+            worstSin = max(worstSin, abs(SIMD8<Float>(repeating: s).fastSine[0] - sin(s)))
             let v = Float(exp2(Double(i - 200) / 8))  // 2⁻²⁵ … 2²⁵
-            worstRoot = max(worstRoot, abs(ChromaDifferenceMetric.inverseSquareRoot(SIMD8(repeating: v))[0] * v.squareRoot() - 1))
+            worstRoot = max(worstRoot, abs(SIMD8<Float>(repeating: v).fastInverseSquareRoot(newtonSteps: 2)[0] * v.squareRoot() - 1))
         }
         #expect(worstAtan < 2e-5 && worstExp < 2e-5 && worstSin < 5e-6 && worstRoot < 1e-5,
                 "atan \(worstAtan), exp2 \(worstExp), sin \(worstSin), 1/√ \(worstRoot)")

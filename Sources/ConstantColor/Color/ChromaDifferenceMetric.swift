@@ -30,11 +30,11 @@ struct ChromaDifferenceMetric {
             return z.replacing(with: 1e30, where: .!(z .< 1e30))  // also NaN and ∞
         }
         let r2 = a * a + b * b
-        let g = 0.5 - 0.5 * Self.inverseSquareRoot(1 + ratioTo25ToThe7th(Self.inverseSquareRoot(r2)))
+        let g = 0.5 - 0.5 * (1 + ratioTo25ToThe7th(r2.fastInverseSquareRoot(newtonSteps: 2))).fastInverseSquareRoot(newtonSteps: 2)
         let scale = one + g
         let ap = scale * a
         let rp2 = ap * ap + b * b
-        let inverseCp = Self.inverseSquareRoot(rp2)
+        let inverseCp = rp2.fastInverseSquareRoot(newtonSteps: 2)
         let cp = rp2 * inverseCp
         // The hue's direction; a neutral (C' ≈ 0) has none, and there S_C = S_H = 1 and R_T = 0 make
         // the form rotation-invariant, so any direction gives its value.
@@ -62,72 +62,16 @@ struct ChromaDifferenceMetric {
         let cos75: Float = 0.258_819
         let near = (cosPhi .> cos75) .& (rp2 .> 25)
         guard any(near) else { rt = zero; return }
-        let phi = Self.arctangent(sinPhi / cosPhi.replacing(with: one, where: .!near)) * (180 / Float.pi)
+        let phi = (sinPhi / cosPhi.replacing(with: one, where: .!near)).fastArctangent * (180 / Float.pi)
         let q = (phi * (1.0 / 25)) * (phi * (1.0 / 25))
-        let deltaTheta = 30 * Self.exp2(-q * 1.442_695)  // degrees
-        let rc = 2 * Self.inverseSquareRoot(1 + ratioTo25ToThe7th(inverseCp))
-        rt = (-Self.sine(deltaTheta * (2 * Float.pi / 180)) * rc).replacing(with: zero, where: .!near)
-    }
-
-    /// 1/√v for v > 0: the bit-trick first guess (error below 3.5 %) and two Newton steps
-    /// `y ← y·(3 − v·y²)/2` (below 5e-6); 0 gives a large finite value, not ∞.
-    @inline(always) static func inverseSquareRoot(_ v: Lanes) -> Lanes {
-        let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self)
-        var y = unsafeBitCast(SIMD8<UInt32>(repeating: 0x5F37_59DF) &- (bits &>> 1), to: Lanes.self)
-        let half = 0.5 * v
-        y = y * (1.5 - half * y * y)
-        y = y * (1.5 - half * y * y)
-        return y
+        let deltaTheta = 30 * (-q * 1.442_695).fastExp2  // degrees
+        let rc = 2 * (1 + ratioTo25ToThe7th(inverseCp)).fastInverseSquareRoot(newtonSteps: 2)
+        rt = (-(deltaTheta * (2 * Float.pi / 180)).fastSine * rc).replacing(with: zero, where: .!near)
     }
 
     /// ΔE00c² of the change (Δa*, Δb*).
     @inline(always) func squaredDifference(_ da: Lanes, _ db: Lanes) -> Lanes {
         let u = ka * da + kb * db, v = kc * da + kd * db
         return u * u + v * v + rt * u * v
-    }
-
-    /// atan(x) for any finite x: a degree-11 odd minimax polynomial on [−1, 1] (absolute error below
-    /// 2e-5 rad), and π/2 − atan(1/x) beyond.
-    @inline(always) static func arctangent(_ x: Lanes) -> Lanes {
-        let big = x.replacing(with: -x, where: x .< 0) .> 1
-        let y = x.replacing(with: 1 / x, where: big)
-        let y2 = y * y
-        var p = Lanes(repeating: -0.011_721_20)
-        p = p * y2 + 0.052_653_32
-        p = p * y2 - 0.116_432_87
-        p = p * y2 + 0.193_543_46
-        p = p * y2 - 0.332_623_47
-        p = p * y2 + 0.999_977_26
-        let r = p * y
-        let halfPi = Lanes(repeating: Float.pi / 2)
-        return r.replacing(with: halfPi.replacing(with: -halfPi, where: x .< 0) - r, where: big)
-    }
-
-    /// 2^x for x ≤ 0 (clamped at −126): the integer part into the exponent bits, 2^f on [0, 1] by its
-    /// Taylor series to degree 6 (relative error below 2e-5).
-    @inline(always) static func exp2(_ x: Lanes) -> Lanes {
-        let v = x.replacing(with: -126, where: x .< -126)
-        // 1.5·2²³: for |v| < 2²² the sum lies in [2²³, 2²⁴), where the spacing of Floats is 1.
-        let magic = Lanes(repeating: 12_582_912)
-        let n = ((v - 0.5) + magic) - magic  // ⌊v⌋ (or v − 1 at an integer: f = 1 is in range)
-        let f = v - n
-        var p = Lanes(repeating: 1.540_353e-4)
-        p = p * f + 1.333_355_8e-3
-        p = p * f + 9.618_129e-3
-        p = p * f + 5.550_411e-2
-        p = p * f + 0.240_226_5
-        p = p * f + 0.693_147_2
-        p = p * f + 1
-        // (n + 127) as the low bits of (n + 127 + 1.5·2²³), shifted into the exponent field.
-        let biased = unsafeBitCast(n + 127 + magic, to: SIMD8<UInt32>.self) & SIMD8<UInt32>(repeating: 0xFF)
-        return p * unsafeBitCast(biased &<< 23, to: Lanes.self)
-    }
-
-    /// sin(x) for x in [0, π/3] by its Taylor series to degree 7 (error below 5e-6).
-    @inline(always) static func sine(_ x: Lanes) -> Lanes {
-        let x2 = x * x
-        var p: Lanes = 1.0 / 120 - x2 * (1.0 / 5040)
-        p = 1.0 / 6 - x2 * p
-        return x * (1 - x2 * p)
     }
 }
