@@ -119,11 +119,15 @@ public struct FusionReport: Sendable, Codable {
         public var edgeSampleCount: Int
         /// Flicker banding components removed.
         public var banding: [RowBanding]
+        /// How much blurrier the registered ambient frame is than the flash frame, [x, y] variances in
+        /// pixels² (hand shake, resampling); absent when not measured.
+        public var ambientBlurVariancePixels2: [Double]?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
             source = r.source; baseRatio = r.baseRatio; meanRatio = r.meanRatio
             relativeUncertainty = r.relativeUncertainty; edgeSampleCount = r.edgeSampleCount; banding = r.banding
+            ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }
         }
     }
 

@@ -19,7 +19,9 @@ import Foundation
 ///   line along a short profile, in every channel alike; reflectance edges give each channel its own
 ///   `D/A` (`IlluminationEdgeRatio`).
 /// Both run on a block-averaged copy of the frames (`ReducedFramePair`, about 200 rows; the edges on
-/// it halved once more) so that hand-shake blur and noise shrink below a pixel. Where no
+/// it halved once more) so that noise shrinks and hand-shake blur to about a pixel; the ambient
+/// frame's remaining extra blur is measured (`RelativeBlur`) and given to the flash frame before the
+/// edge regression. Where no
 /// illumination edge is found, `r₀` stays at the metadata's 1 and its uncertainty is
 /// `metadataUncertainty` — said in `source`, never silently; the same when the edges measure r₀ less
 /// precisely than EXIF is known (their standard error is larger; `edgeSampleCount` then still says
@@ -45,6 +47,11 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var relativeUncertainty: Double
     /// Number of illumination-edge profiles measured (also when EXIF was kept as more precise; 0: none).
     public var edgeSampleCount: Int
+    /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
+    /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
+    /// blur given to the flash frame before the edge regression, at least the resampling's; nil
+    /// when it was not measured (too few edges: the resampling's blur alone is matched).
+    public var ambientBlurVariance: SIMD2<Double>? = nil
 
     /// Mean of `r(y)` over the rows.
     public var meanRatio: Double {
@@ -64,10 +71,19 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public static func estimate(flash: LinearFrame, darkRoom: DarkRoomEstimate, registration: RegistrationResult,
                                 metadataUncertainty: Double) -> AmbientRatioEstimate {
         let w = flash.image.width, h = flash.image.height
-        let blur = interpolationVariance(registration, width: w, height: h)
-        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: blur)
+        let interpolation = interpolationVariance(registration, width: w, height: h)
+        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: interpolation)
         let bandFit = RowBandingFit.fit(reduced)
-        let edges = IlluminationEdgeRatio.measure(reduced.halved(), banding: bandFit.components, interpolationVariance: blur)
+        let halved = reduced.halved()
+        // The blur to give F′ (a = variance/2 in the halved pair's pixels): at least the resampling's,
+        // more where the edges show more (hand shake). The ambient exposure is the longer one, so its
+        // blur is not below the resampling's; a measurement under it is the measurement's own error
+        // (±0.2 px² on 600 × 400 pairs without shake).
+        let k2 = Double(halved.block * halved.block)
+        let measured = RelativeBlur.measure([halved, reduced.halved(offset: 1)], banding: bandFit.components)
+        let resampling = interpolation / k2 / 2
+        let blur = SIMD2(max(resampling.x, measured.x?.a ?? 0), max(resampling.y, measured.y?.a ?? 0))
+        let edges = IlluminationEdgeRatio.measure(halved, banding: bandFit.components, blur: blur)
         var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
         // The image data replace EXIF where they know the ratio better than EXIF does.
         if let e = edges, e.standardError / e.ratio < metadataUncertainty {
@@ -82,7 +98,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
-                                    relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0)
+                                    relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
+                                    ambientBlurVariance: measured.x != nil && measured.y != nil ? 2 * k2 * blur : nil)
     }
 }
 

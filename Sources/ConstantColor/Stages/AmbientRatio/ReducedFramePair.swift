@@ -5,6 +5,8 @@
 struct ReducedFramePair {
     /// Size of the reduced image, the block side in full-resolution pixels and the full frame's height.
     let width: Int, height: Int, block: Int, fullHeight: Int
+    /// Full-resolution pixels from the frame's top left corner to the first block's, on both axes.
+    let origin: Int
     /// Block means of `F_r + F_g + F_b` and `A_r + A_g + A_b`, row-major.
     var flash: [Double], ambient: [Double]
     /// Noise variance of those block means (noise models of the two frames).
@@ -32,19 +34,21 @@ struct ReducedFramePair {
     static let targetRows = 200
 
     /// Frame fraction t = (y + ½)/height of the centre of reduced row `row` in the full frame.
-    func frameFraction(row: Int) -> Double { (Double(row * block) + Double(block) / 2) / Double(fullHeight) }
+    func frameFraction(row: Int) -> Double { (Double(origin + row * block) + Double(block) / 2) / Double(fullHeight) }
 
     /// The pair averaged over 2×2 blocks again (valid where all four are): the edge measurement
-    /// wants less noise than the row fit, and its penumbrae stay several pixels wide.
-    func halved() -> ReducedFramePair {
-        let hw = width / 2, hh = height / 2
+    /// wants less noise than the row fit, and its penumbrae stay several pixels wide. `offset`
+    /// (0 or 1) starts the new blocks that many blocks of this pair right and down: the same
+    /// frame sampled on a grid shifted by half a new block (`RelativeBlur` averages the two phases).
+    func halved(offset: Int = 0) -> ReducedFramePair {
+        let hw = (width - offset) / 2, hh = (height - offset) / 2
         var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight,
-                                   interpolationVariance: interpolationVariance)
+                                   origin: origin + offset * block, interpolationVariance: interpolationVariance)
         let resampled = Self.resampledNoiseFactor(block: 2 * block, interpolationVariance: interpolationVariance)
             / Self.resampledNoiseFactor(block: block, interpolationVariance: interpolationVariance)
         for y in 0..<hh {
             for x in 0..<hw {
-                let j = 2 * y * width + 2 * x, o = y * hw + x
+                let j = (2 * y + offset) * width + 2 * x + offset, o = y * hw + x
                 let a = j, b = j + 1, c = j + width, d = j + width + 1
                 func mean(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 4 }
                 func meanVariance(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 16 }
@@ -62,8 +66,8 @@ struct ReducedFramePair {
         return out
     }
 
-    private init(width: Int, height: Int, block: Int, fullHeight: Int, interpolationVariance: SIMD2<Double>) {
-        self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight
+    private init(width: Int, height: Int, block: Int, fullHeight: Int, origin: Int, interpolationVariance: SIMD2<Double>) {
+        self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight; self.origin = origin
         self.interpolationVariance = interpolationVariance
         let n = width * height
         flash = [Double](repeating: 0, count: n); ambient = flash; flashVariance = flash; ambientVariance = flash
@@ -77,7 +81,7 @@ struct ReducedFramePair {
         let w = frame.image.width, h = frame.image.height, n = w * h
         let k = max(1, min(w, h) / Self.targetRows)
         let rw = w / k, rh = h / k
-        width = rw; height = rh; block = k; fullHeight = h
+        width = rw; height = rh; block = k; fullHeight = h; origin = 0
         self.interpolationVariance = interpolationVariance
         let m = rw * rh
         // Planes: F_r, F_g, F_b, A_r, A_g, A_b (block means).
@@ -145,5 +149,22 @@ struct ReducedFramePair {
             }
         }
         self.flash = f; ambient = a; flashVariance = vf; ambientVariance = va; valid = ok
+    }
+
+    /// `F′ = F − Δ(y)·A` per channel and summed over the channels: the flash frame with the
+    /// flicker banding `Δ` removed, which leaves `D + r₀·A`.
+    func bandingFree(_ banding: [RowBanding]) -> (channels: [[Double]], sum: [Double]) {
+        var channels = [[Double]](repeating: [Double](repeating: 0, count: width * height), count: 3)
+        var sum = [Double](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let t = frameFraction(row: y)
+            let delta = banding.reduce(0) { $0 + $1.value(atFrameFraction: t) }
+            for x in 0..<width {
+                let j = y * width + x
+                for c in 0..<3 { channels[c][j] = flashChannels[c][j] - delta * ambientChannels[c][j] }
+                sum[j] = flash[j] - delta * ambient[j]
+            }
+        }
+        return (channels, sum)
     }
 }
