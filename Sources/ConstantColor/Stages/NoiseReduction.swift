@@ -67,7 +67,7 @@ public struct NoiseReduction: Sendable {
         var planes = recycledLargeArray(consume storage, count: 10 * ln, zero: Float(0))
         var work: [Float] = []
         swap(&work, &scratch)
-        work = recycledLargeArray(work, count: 5 * ln, zero: Float(0))
+        work = recycledLargeArray(consume work, count: 5 * ln, zero: Float(0))  // (its only reference)
         defer { swap(&work, &scratch) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
