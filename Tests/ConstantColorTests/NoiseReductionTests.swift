@@ -103,4 +103,45 @@ struct NoiseReductionTests {
         // Far from the moved object, on the green square's interior.
         #expect(r.confidence[100, 40, 0] > 0.8)
     }
+
+    @Test("the model and the confidence written into recycled buffers (NaN-filled, larger than needed) equal the fresh ones bit for bit, odd size included")
+    func recycledBuffersGiveTheSameResult() {
+        var scene = SyntheticScene()
+        scene.width = 101; scene.height = 67  // odd: the last blocks are partial
+        let (f, a, _) = frames(scene)
+        let estimate = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        let fresh = NoiseReduction().model(estimate: estimate, flash: f)
+        let n = f.image.pixelCount
+        var scratch = [Float](repeating: .nan, count: 2 * n)
+        let scratchAddress = scratch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        let recycled = NoiseReduction().model(estimate: estimate, flash: f,
+                                              reusing: [Float](repeating: .nan, count: 3 * n), scratch: &scratch)
+        let planes = 10 * fresh.lowWidth * fresh.lowHeight
+        #expect(recycled.planes.count == planes)
+        #expect(Array(fresh.planes[(fresh.firstPlane * fresh.lowWidth * fresh.lowHeight)...].prefix(planes))
+                .elementsEqual(recycled.planes[...]) { $0.bitPattern == $1.bitPattern })
+        // The scratch array came back holding the same buffer (reused, not replaced).
+        #expect(scratch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == scratchAddress)
+        let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
+        var d1 = estimate, d2 = estimate
+        let c1 = Confidence.filterAndMap(estimate: &d1, model: fresh, flash: f, rendering: rendering).confidence
+        let c2 = Confidence.filterAndMap(estimate: &d2, model: recycled, flash: f, rendering: rendering,
+                                         reusing: [Float](repeating: .nan, count: 2 * n)).confidence
+        #expect(c1.samples.elementsEqual(c2.samples) { $0.bitPattern == $1.bitPattern })
+        #expect(d1.difference.samples.elementsEqual(d2.difference.samples) { $0.bitPattern == $1.bitPattern })
+    }
+
+    @Test("recycledLargeArray keeps a large enough buffer (trimmed, or zero-extended within its capacity) and allocates when it is too small")
+    func recycledLargeArrayReusesStorage() {
+        let big = [Float](repeating: 7, count: 100)
+        let address = big.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        var trimmed = recycledLargeArray(consume big, count: 40, zero: 0)  // (its only reference)
+        #expect(trimmed.count == 40 && trimmed.allSatisfy { $0 == 7 })
+        #expect(trimmed.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == address)
+        trimmed = recycledLargeArray(consume trimmed, count: 90, zero: 0)
+        #expect(trimmed.count == 90 && trimmed[..<40].allSatisfy { $0 == 7 } && trimmed[40...].allSatisfy { $0 == 0 })
+        #expect(trimmed.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == address)
+        let grown = recycledLargeArray(consume trimmed, count: 1000, zero: 0)
+        #expect(grown.count == 1000)
+    }
 }

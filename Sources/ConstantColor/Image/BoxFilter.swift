@@ -64,11 +64,28 @@ public enum BoxFilter {
                     let o = dst.base + y * w
                     let inverseRows = 1 / Float(count)
                     var x = 0
-                    while x + 8 <= w {
-                        var sum = UnsafeRawPointer(rows[0] + x).loadUnaligned(as: SIMD8<Float>.self)
-                        for k in 1..<max(1, count) { sum += UnsafeRawPointer(rows[k] + x).loadUnaligned(as: SIMD8<Float>.self) }
+                    @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+                        UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    @inline(__always) func put(_ sum: SIMD8<Float>) {
                         let c = UnsafeRawPointer(inverse.value + x).loadUnaligned(as: SIMD8<Float>.self)
                         UnsafeMutableRawPointer(o + x).storeBytes(of: sum * c * inverseRows, as: SIMD8<Float>.self)
+                    }
+                    // A full window of the pipeline's radius 3 (the guided filter's): the seven rows'
+                    // pointers in registers and the adds unrolled, in the same order as the loop below.
+                    if count == 7 {
+                        let r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = rows[3], r4 = rows[4], r5 = rows[5], r6 = rows[6]
+                        while x + 8 <= w {
+                            var sum = load(r0)
+                            sum += load(r1); sum += load(r2); sum += load(r3); sum += load(r4); sum += load(r5); sum += load(r6)
+                            put(sum)
+                            x += 8
+                        }
+                    }
+                    while x + 8 <= w {
+                        var sum = load(rows[0])
+                        for k in 1..<max(1, count) { sum += load(rows[k]) }
+                        put(sum)
                         x += 8
                     }
                     while x < w {
@@ -97,6 +114,16 @@ public enum BoxFilter {
         let interiorEnd = w - r  // x + r < w for x < interiorEnd
         var x = 0
         while x < min(r, w) { t[x] = clipped(x); x += 1 }
+        if r == 3 {
+            // The pipeline's radius (the guided filter's), unrolled: the same adds in the same order.
+            @inline(__always) func load(_ k: Int) -> SIMD8<Float> { UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self) }
+            while x + 8 <= interiorEnd {
+                var sum = load(-3)
+                sum += load(-2); sum += load(-1); sum += load(0); sum += load(1); sum += load(2); sum += load(3)
+                UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+                x += 8
+            }
+        }
         while x + 8 <= interiorEnd {
             var sum = UnsafeRawPointer(s + x - r).loadUnaligned(as: SIMD8<Float>.self)
             for k in stride(from: 1 - r, through: r, by: 1) {

@@ -35,6 +35,18 @@ public struct PlanarImage: Sendable, Equatable {
         self.samples = uninitializedLargeArray(count: width * height * channelCount)
     }
 
+    /// An image whose samples are left unset, written into the storage of `storage` (the samples of
+    /// a buffer nothing reads any more, e.g. a consumed frame's) when it is large enough, else into a
+    /// fresh buffer (`recycledLargeArray`): the pages of the old buffer are touched already, a fresh
+    /// one's are faulted in and zeroed by the kernel.
+    public init(width: Int, height: Int, channelCount: Int, reusing storage: consuming [Float]) {
+        precondition(width >= 0 && height >= 0 && channelCount > 0)
+        self.width = width
+        self.height = height
+        self.channelCount = channelCount
+        self.samples = recycledLargeArray(consume storage, count: width * height * channelCount, zero: 0)
+    }
+
     /// An image wrapping existing planar samples; `samples.count` must equal `width * height * channelCount`.
     public init(width: Int, height: Int, channelCount: Int, samples: [Float]) {
         precondition(samples.count == width * height * channelCount, "sample count does not match size")

@@ -131,7 +131,7 @@ public enum FusionPipeline {
 
         // 2. Exposure normalization (in place: the raw samples are not used again).
         var F = ExposureNormalization.normalize(raw: flash.image.take(), exposure: flashExposure, camera: camera)
-        let A = ExposureNormalization.normalize(raw: ambient.image.take(), exposure: ambientExposure, camera: camera)
+        var A = ExposureNormalization.normalize(raw: ambient.image.take(), exposure: ambientExposure, camera: camera)
         timings.lap("normalize")
 
         // 3. Registration.
@@ -159,10 +159,20 @@ public enum FusionPipeline {
         rendering = rendering.withScale(scale)
 
         // 4b + 6. The flash-guided model of D, then in one pass the noise-reduced D and the confidence.
-        let model = options.noiseReduction.model(estimate: D, flash: F)
+        // Buffers nothing reads any more are written over instead of fresh ones (whose pages the
+        // kernel faults in and zeroes: at 12 MP, 48 MB a plane): the ambient frame's samples (not
+        // read after the dark-room estimate, unless the fallback photo is rendered from them) take
+        // the model; the model's working planes, the confidence; the model, once evaluated, the
+        // linear output or the colour confidence.
+        var scratch: [Float] = []
+        let model = options.noiseReduction.model(estimate: D, flash: F,
+                                                 reusing: options.renderFallback ? [] : A.image.take().samples,
+                                                 scratch: &scratch)
         timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
-                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty)).confidence
+                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty),
+                                                 reusing: consume scratch).confidence
+        var spare = (consume model).planes
         timings.lap("confidence")
         // 6b. The flash's colour shading across the frame (FlashShading), on D and on the flash frame
         // the gap fill blends toward (F is not used uncorrected after this). It comes after the
@@ -172,12 +182,13 @@ public enum FusionPipeline {
         if let shading = flashProfile.shading.map({ FlashShadingCorrection($0, flattenLevel: options.flattenFlashFalloff) }) {
             shading.apply(to: &D.difference); shading.apply(to: &F.image); timings.lap("flashShading")
         }
-        let linear = options.produceLinear ? rendering.linearOutput(D.difference, space: options.linearSpace) : nil
+        let linear = options.produceLinear
+            ? rendering.linearOutput(D.difference, space: options.linearSpace, reusing: moved(&spare)) : nil
         if linear != nil { timings.lap("linear") }
         // 6c. The colour confidence: the matrix's own error at each pixel's colour counted too.
         let lookup = options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil
         let colorConfidence = lookup.map {
-            ColorimetricConfidence.apply($0, darkRoom: D.difference, measurement: confidence)
+            ColorimetricConfidence.apply($0, darkRoom: D.difference, measurement: confidence, reusing: moved(&spare))
         } ?? confidence
         if lookup != nil { timings.lap("colorConfidence") }
 
@@ -221,6 +232,13 @@ public enum FusionPipeline {
                             fallback16: fallback16, report: report, registration: registration,
                             ambientRatio: ratio)
     }
+}
+
+/// The samples of `array`, leaving it empty (hands a dead buffer on without a copy).
+private func moved(_ array: inout [Float]) -> [Float] {
+    var taken: [Float] = []
+    swap(&taken, &array)
+    return taken
 }
 
 /// Wall-clock time per named stage.

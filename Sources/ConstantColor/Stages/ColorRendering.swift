@@ -100,17 +100,21 @@ public struct ColorRendering: Sendable {
         return space == .xyz ? toXYZ : xyzToOutputRGB * toXYZ
     }
 
-    /// Applies `matrix(to:)` to every pixel of a 3-plane camera-RGB image.
-    public func linearOutput(_ camera: PlanarImage, space: LinearOutputSpace = .rgb) -> PlanarImage {
-        Self.apply(matrix(to: space), to: camera)
+    /// Applies `matrix(to:)` to every pixel of a 3-plane camera-RGB image (into `storage` when it
+    /// is large enough: a buffer nothing reads any more).
+    public func linearOutput(_ camera: PlanarImage, space: LinearOutputSpace = .rgb,
+                             reusing storage: consuming [Float] = []) -> PlanarImage {
+        Self.apply(matrix(to: space), to: camera, reusing: storage)
     }
 
-    /// Multiplies every pixel of a 3-plane image by `matrix`, in parallel row bands.
-    public static func apply(_ matrix: Matrix3, to image: PlanarImage) -> PlanarImage {
+    /// Multiplies every pixel of a 3-plane image by `matrix`, in parallel row bands, into a new
+    /// image (in `storage` when it is large enough: a buffer nothing reads any more).
+    public static func apply(_ matrix: Matrix3, to image: PlanarImage, reusing storage: consuming [Float] = []) -> PlanarImage {
         precondition(image.channelCount == 3)
         let n = image.pixelCount, w = image.width
         let m = matrix.floats
-        var out = PlanarImage(width: image.width, height: image.height, channelCount: 3)
+        // Every sample is written below: no zero fill.
+        var out = PlanarImage(width: image.width, height: image.height, channelCount: 3, reusing: consume storage)
         image.samples.withUnsafeBufferPointer { sBuffer in
             out.samples.withUnsafeMutableBufferPointer { oBuffer in
                 let src = UncheckedSendableBox(sBuffer)

@@ -18,13 +18,14 @@
 /// camera's spectral sensitivities limit, whatever the capture.
 public enum ColorimetricConfidence {
     /// The colour confidence: `measurement` with `lookup`'s σ_cal² counted, at the colours of
-    /// `darkRoom` (normalized camera RGB, 3 planes, same size). A new plane; the inputs are unchanged.
+    /// `darkRoom` (normalized camera RGB, 3 planes, same size). A new plane (in `storage` when it is
+    /// large enough: a buffer nothing reads any more); the inputs are unchanged.
     public static func apply(_ lookup: ColorimetricUncertainty.Lookup, darkRoom: PlanarImage,
-                             measurement: PlanarImage) -> PlanarImage {
+                             measurement: PlanarImage, reusing storage: consuming [Float] = []) -> PlanarImage {
         let w = darkRoom.width, h = darkRoom.height, n = w * h
         precondition(darkRoom.channelCount == 3 && measurement.width == w && measurement.height == h
                      && measurement.channelCount == 1)
-        var out = PlanarImage(width: w, height: h, channelCount: 1, uninitialized: ())
+        var out = PlanarImage(width: w, height: h, channelCount: 1, reusing: consume storage)
         let inverseScale2 = 1 / (Confidence.noiseScaleDeltaE * Confidence.noiseScaleDeltaE)
         darkRoom.samples.withUnsafeBufferPointer { dBuffer in
         measurement.samples.withUnsafeBufferPointer { mBuffer in

@@ -42,10 +42,13 @@ public enum Confidence {
     /// standard deviations the model missed that pixel and the unfiltered value takes over) and
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
     /// frame `D` was made from. With `recordUncertainty`, the per-pixel variances are returned too.
+    /// The map is written into `storage` when it is large enough (a buffer nothing reads any more,
+    /// `PlanarImage.init(width:height:channelCount:reusing:)`).
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, flash: LinearFrame,
                                     rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
-                                    recordUncertainty: Bool = false) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
+                                    recordUncertainty: Bool = false,
+                                    reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
         let delta = exposureRatioUncertainty
@@ -56,7 +59,7 @@ public enum Confidence {
             mz = SIMD3<Float>(xyz.rows[2].map { Float($0 / white.z) })
         let flashNoise = estimate.flashNoise, ambientNoise = estimate.ambientNoise
         let flags = estimate.flags  // shared, not copied: only `difference` is written below
-        var out = PlanarImage(width: w, height: h, channelCount: 1, uninitialized: ())
+        var out = PlanarImage(width: w, height: h, channelCount: 1, reusing: consume storage)
         let record = recordUncertainty
         var variance = PlanarImage(width: record ? w : 1, height: record ? h : 1, channelCount: 3)
         var gain = variance

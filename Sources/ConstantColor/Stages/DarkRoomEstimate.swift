@@ -28,7 +28,7 @@ public struct DarkRoomEstimate: Sendable {
         let w = flash.image.width, h = flash.image.height, n = w * h
         precondition(ambient.image.width == w && ambient.image.height == h)
         var difference = PlanarImage(width: w, height: h, channelCount: 3, uninitialized: ())
-        var flags = largeArray(repeating: UInt8(0), count: n)
+        var flags: [UInt8] = uninitializedLargeArray(count: n)  // every pixel's flags are written below
         let hm = registration.ambientFromFlash
         let m = hm.m.map { $0 }
         let affine = m[6] == 0 && m[7] == 0 && m[8] == 1

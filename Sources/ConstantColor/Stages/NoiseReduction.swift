@@ -45,26 +45,45 @@ public struct NoiseReduction: Sendable {
 
     /// The low-resolution guided model of `estimate` (made from the normalized `flash` frame).
     public func model(estimate: DarkRoomEstimate, flash: LinearFrame) -> GuidedModel {
+        var scratch: [Float] = []
+        return model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
+    }
+
+    /// The same, with the model's planes written into `storage` (a buffer nothing reads any more,
+    /// e.g. the ambient frame's samples once the dark-room estimate is made) and the working planes
+    /// that are not part of the model into `scratch`, each reused when it is large enough
+    /// (`recycledLargeArray`) so that fewer fresh pages are touched. `scratch` is left to the caller
+    /// (it holds nothing it needs; 5/s² of a frame's plane count of samples, `s` the subsampling).
+    public func model(estimate: DarkRoomEstimate, flash: LinearFrame, reusing storage: consuming [Float],
+                      scratch: inout [Float]) -> GuidedModel {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.width == w && flash.image.height == h)
         let s = max(1, subsampling), r = max(0, radius)
         let lw = (w + s - 1) / s, lh = (h + s - 1) / s, ln = lw * lh
-        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p².
-        // Boxes run in place (BoxFilter.mean allows it). Every plane is written before it is read:
-        // no zero fill.
-        var planes: [Float] = uninitializedLargeArray(count: 15 * ln)
+        // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²; planes
+        // 3…12 (the model's ten outputs, written over its inputs) live in `planes`, 0…2 and 13…14 in
+        // `work` (`at(_:)`). Boxes run in place (BoxFilter.mean allows it). Every plane is written
+        // before it is read: no zero fill.
+        var planes = recycledLargeArray(consume storage, count: 10 * ln, zero: Float(0))
+        var work: [Float] = []
+        swap(&work, &scratch)
+        work = recycledLargeArray(consume work, count: 5 * ln, zero: Float(0))  // (its only reference)
+        defer { swap(&work, &scratch) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
-        planes.withUnsafeMutableBufferPointer { lowBuffer in
+        planes.withUnsafeMutableBufferPointer { modelBuffer in
+        work.withUnsafeMutableBufferPointer { workBuffer in
         estimate.difference.samples.withUnsafeBufferPointer { dBuffer in
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
-            let low = SharedMutableBuffer(lowBuffer)
+            let modelPlanes = SharedMutableBuffer(modelBuffer), workPlanes = SharedMutableBuffer(workBuffer)
             let inputs = UncheckedSendableBox((dBuffer, fBuffer))
-            func plane(_ base: SharedMutableBuffer<Float>, _ k: Int) -> UnsafeMutableBufferPointer<Float> {
-                UnsafeMutableBufferPointer(start: base.base + k * ln, count: ln)
+            /// The first sample of working plane `k`.
+            @inline(__always) func at(_ k: Int) -> UnsafeMutablePointer<Float> {
+                k < 3 ? workPlanes.base + k * ln : k < 13 ? modelPlanes.base + (k - 3) * ln : workPlanes.base + (k - 10) * ln
             }
             func box(_ k: Int) {
-                BoxFilter.mean(UnsafeBufferPointer(plane(low, k)), width: lw, height: lh, radius: r, into: plane(low, k))
+                let plane = UnsafeMutableBufferPointer(start: at(k), count: ln)
+                BoxFilter.mean(UnsafeBufferPointer(plane), width: lw, height: lh, radius: r, into: plane)
             }
             // 1. Block averages of the guide and of each channel, one pass over the full-resolution frames.
             forEachRowBand(rowCount: lh) { rows in
@@ -86,7 +105,7 @@ public struct NoiseReduction: Sendable {
                             }
                             let k = Y * lw + X
                             @inline(__always) func put(_ v: SIMD8<Float>, _ plane: Int) {
-                                UnsafeMutableRawPointer(low.base + plane * ln + k).storeBytes(of: v, as: SIMD8<Float>.self)
+                                UnsafeMutableRawPointer(at(plane) + k).storeBytes(of: v, as: SIMD8<Float>.self)
                             }
                             let gF = (block(f, 0), block(f, 1), block(f, 2))
                             let gI = gF.0 + gF.1 + gF.2
@@ -112,10 +131,10 @@ public struct NoiseReduction: Sendable {
                         let k = Y * lw + X
                         let count = Float((yEnd - Y * s) * (xEnd - X * s))
                         let gP = sP / count, gF = sF / count, gI = gF.sum()
-                        low[k] = gI; low[ln + k] = gI * gI; low[2 * ln + k] = count
+                        at(0)[k] = gI; at(1)[k] = gI * gI; at(2)[k] = count
                         for c in 0..<3 {
-                            let o = (3 + 4 * c) * ln + k
-                            low[o] = gP[c]; low[o + ln] = gF[c]; low[o + 2 * ln] = gI * gP[c]; low[o + 3 * ln] = gP[c] * gP[c]
+                            let o = 3 + 4 * c
+                            at(o)[k] = gP[c]; at(o + 1)[k] = gF[c]; at(o + 2)[k] = gI * gP[c]; at(o + 3)[k] = gP[c] * gP[c]
                         }
                     }
                 }
@@ -135,18 +154,18 @@ public struct NoiseReduction: Sendable {
                         let k = Y * lw + X, lanes = min(8, lw - X)
                         if lanes < 8 {
                             for plane in 0..<15 {
-                                for lane in 0..<8 { tail[plane * 8 + lane] = low[plane * ln + k + min(lane, lanes - 1)] }
+                                for lane in 0..<8 { tail[plane * 8 + lane] = at(plane)[k + min(lane, lanes - 1)] }
                             }
                         }
                         @inline(__always) func load(_ plane: Int) -> V {
-                            lanes == 8 ? UnsafeRawPointer(low.base + plane * ln + k).loadUnaligned(as: V.self)
+                            lanes == 8 ? UnsafeRawPointer(at(plane) + k).loadUnaligned(as: V.self)
                                        : UnsafeRawPointer(tail + plane * 8).loadUnaligned(as: V.self)
                         }
                         @inline(__always) func store(_ v: V, _ plane: Int) {
                             if lanes == 8 {
-                                UnsafeMutableRawPointer(low.base + plane * ln + k).storeBytes(of: v, as: V.self)
+                                UnsafeMutableRawPointer(at(plane) + k).storeBytes(of: v, as: V.self)
                             } else {
-                                for lane in 0..<lanes { low[plane * ln + k + lane] = v[lane] }
+                                for lane in 0..<lanes { at(plane)[k + lane] = v[lane] }
                             }
                         }
                         let x = V(0, 1, 2, 3, 4, 5, 6, 7) + Float(X)
@@ -197,8 +216,8 @@ public struct NoiseReduction: Sendable {
             // 4. Weighted sums over the windows that contain each sample (normalized per pixel after the
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
             for k in 3...12 { box(k) }
-        }}}
-        return GuidedModel(width: w, height: h, subsampling: s, planes: planes, firstPlane: 3)
+        }}}}
+        return GuidedModel(width: w, height: h, subsampling: s, planes: planes, firstPlane: 0)
     }
 }
 
