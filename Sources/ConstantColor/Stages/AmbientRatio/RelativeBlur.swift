@@ -95,6 +95,21 @@ enum RelativeBlur {
         for horizontal in [true, false] {
             let stride = horizontal ? 1 : w, across = horizontal ? w : 1
             var samples: [(a: Double, sigma: Double)] = []
+            // Both frames smoothed along this axis once (where the whole kernel is inside the image).
+            func smoothed(_ v: [Double]) -> [Double] {
+                var out = [Double](repeating: 0, count: w * h)
+                let (lo, hi) = horizontal ? (SIMD2(gr, 0), SIMD2(w - gr, h)) : (SIMD2(0, gr), SIMD2(w, h - gr))
+                for y in lo.y..<hi.y {
+                    for x in lo.x..<hi.x {
+                        let j = y * w + x
+                        var sum = 0.0
+                        for q in 0..<g.count { sum += g[q] * v[j + (q - gr) * stride] }
+                        out[j] = sum
+                    }
+                }
+                return out
+            }
+            let smoothAmbient = p.ambientChannels.map(smoothed), smoothFlash = fPrime.map(smoothed)
             for y in margin..<(h - margin) {
                 for x in margin..<(w - margin) {
                     let j = y * w + x
@@ -104,17 +119,11 @@ enum RelativeBlur {
                     for k in -outer...outer where !p.valid[j + k * stride] { ok = false; break }
                     guard ok else { continue }
                     for c in 0..<3 {
-                        let a = p.ambientChannels[c], f = fPrime[c]
+                        let a = p.ambientChannels[c], sa = smoothAmbient[c], sf = smoothFlash[c]
                         // Smoothed A at s = −reach − 1 … reach + 1 and smoothed F′ at s = −reach … reach.
-                        for i in 0..<(n + 2) {
-                            var v = 0.0
-                            for q in 0..<g.count { v += g[q] * a[j + (i - reach - 1 + q - gr) * stride] }
-                            smoothA[i] = v
-                        }
+                        for i in 0..<(n + 2) { smoothA[i] = sa[j + (i - reach - 1) * stride] }
                         for i in 0..<n {
-                            var v = 0.0
-                            for q in 0..<g.count { v += g[q] * f[j + (i - reach + q - gr) * stride] }
-                            fy[i] = v
+                            fy[i] = sf[j + (i - reach) * stride]
                             r1[i] = smoothA[i + 1]
                             r2[i] = smoothA[i] - 2 * smoothA[i + 1] + smoothA[i + 2]
                         }
