@@ -169,7 +169,7 @@ struct ColorimetricUncertaintyTests {
                                           maxChromaDeltaE2000: 8, rmsChromaDeltaE2000: (0..<(size * size)).map { _ in 8 * u() })
         let white = SIMD3<Double>(0.55, 1, 0.9)
         let lookup = map.lookup(flashWhiteCameraRGB: white)
-        try lookup.variance.withUnsafeBufferPointer { nodes in
+        lookup.variance.withUnsafeBufferPointer { nodes in
             let grid = ColorimetricConfidence.Grid(nodes: nodes.baseAddress!, size: size, inverseWhite: lookup.inverseWhite)
             for _ in 0..<200 {
                 var r = SIMD8<Float>(), g = r, b = r

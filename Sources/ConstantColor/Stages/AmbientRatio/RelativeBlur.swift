@@ -1,3 +1,5 @@
+import Dispatch
+
 /// How much blurrier the registered ambient frame is than the flash frame, per axis, measured on
 /// their edges; `IlluminationEdgeRatio` blurs `F′` as much before its regression (hand shake during
 /// the long ambient exposure makes its penumbrae wider than the flash frame's, and the regression
@@ -70,7 +72,14 @@ enum RelativeBlur {
     /// Measures a per axis, in the pairs' pixels, as the mean over the pairs (the same frame on
     /// shifted grids) of each one's measurement; nil on an axis where one of them has too few profiles.
     static func measure(_ pairs: [ReducedFramePair], banding: [RowBanding]) -> (x: Result?, y: Result?) {
-        let each = pairs.map { measure($0, fPrime: $0.bandingFree(banding).channels) }
+        // The pairs are independent: one per core.
+        var each = [(x: Result?, y: Result?)](repeating: (nil, nil), count: pairs.count)
+        each.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            DispatchQueue.concurrentPerform(iterations: pairs.count) { i in
+                out[i] = measure(pairs[i], fPrime: pairs[i].bandingFree(banding).channels)
+            }
+        }
         func mean(_ r: [Result?]) -> Result? {
             let found = r.compactMap { $0 }
             guard found.count == r.count, !found.isEmpty else { return nil }
