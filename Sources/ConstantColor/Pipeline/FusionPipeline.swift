@@ -183,7 +183,8 @@ public enum FusionPipeline {
             shading.apply(to: &D.difference); shading.apply(to: &F.image); timings.lap("flashShading")
         }
         let linear = options.produceLinear
-            ? rendering.linearOutput(D.difference, space: options.linearSpace, reusing: moved(&spare)) : nil
+            ? rendering.linearOutput(D.difference, space: options.linearSpace,
+                                     reusing: spare.capacity >= D.difference.samples.count ? moved(&spare) : []) : nil
         if linear != nil { timings.lap("linear") }
         // 6c. The colour confidence: the matrix's own error at each pixel's colour counted too.
         let lookup = options.countColorimetricUncertainty ? flashProfile.colorimetricLookup : nil

@@ -120,7 +120,8 @@ public struct FusionReport: Sendable, Codable {
         /// Flicker banding components removed.
         public var banding: [RowBanding]
         /// How much blurrier the registered ambient frame is than the flash frame, [x, y] variances in
-        /// pixels² (hand shake, resampling); absent when not measured.
+        /// pixels² (hand shake, resampling), as matched before the edge regression
+        /// (`AmbientRatioEstimate.ambientBlurVariance`).
         public var ambientBlurVariancePixels2: [Double]?
 
         /// Summarizes an estimate.

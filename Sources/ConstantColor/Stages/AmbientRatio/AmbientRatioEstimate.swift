@@ -49,8 +49,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var edgeSampleCount: Int
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
-    /// blur given to the flash frame before the edge regression, at least the resampling's; nil
-    /// when it was not measured (too few edges: the resampling's blur alone is matched).
+    /// blur given to the flash frame before the edge regression — per axis the larger of the
+    /// resampling's and the measured (`RelativeBlur`; the resampling's alone on an axis with too
+    /// few edges), at most what a 3-tap blur gives (0.5 pixel² of the measurement's grid). Nil when
+    /// stage 4a did not run.
     public var ambientBlurVariance: SIMD2<Double>? = nil
 
     /// Mean of `r(y)` over the rows.
@@ -81,8 +83,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // (±0.2 px² on 600 × 400 pairs without shake).
         let k2 = Double(halved.block * halved.block)
         let measured = RelativeBlur.measure([halved, reduced.halved(offset: 1)], banding: bandFit.components)
+        // A 3-tap blur can give at most a = 0.25 (variance 0.5 pixel², [¼, ½, ¼]).
         let resampling = interpolation / k2 / 2
-        let blur = SIMD2(max(resampling.x, measured.x?.a ?? 0), max(resampling.y, measured.y?.a ?? 0))
+        let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
         let edges = IlluminationEdgeRatio.measure(halved, banding: bandFit.components, blur: blur)
         var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
         // The image data replace EXIF where they know the ratio better than EXIF does.
@@ -99,7 +102,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
-                                    ambientBlurVariance: measured.x != nil && measured.y != nil ? 2 * k2 * blur : nil)
+                                    ambientBlurVariance: 2 * k2 * blur)
     }
 }
 

@@ -40,7 +40,7 @@ enum IlluminationEdgeRatio {
     }
 
     /// `blur`: per axis, a of the 3-tap blur `[a, 1 − 2a, a]` (in `p`'s pixels) by which `A` is
-    /// blurrier than `F′` (`AmbientRatioEstimate.matchedBlur`); F′ is blurred as much before the fit,
+    /// blurrier than `F′` (`AmbientRatioEstimate.estimate`, `RelativeBlur`); F′ is blurred as much before the fit,
     /// or the bend of A's penumbrae would look smaller than F′'s and r₀ come out high (≈ 1 % at
     /// half-pixel shifts, 1.4 % under a 4-pixel shake at 600 × 400).
     static func measure(_ p: ReducedFramePair, banding: [RowBanding], blur: SIMD2<Double>) -> Result? {

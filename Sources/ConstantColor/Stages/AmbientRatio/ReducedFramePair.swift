@@ -41,6 +41,7 @@ struct ReducedFramePair {
     /// (0 or 1) starts the new blocks that many blocks of this pair right and down: the same
     /// frame sampled on a grid shifted by half a new block (`RelativeBlur` averages the two phases).
     func halved(offset: Int = 0) -> ReducedFramePair {
+        precondition(offset == 0 || offset == 1)
         let hw = (width - offset) / 2, hh = (height - offset) / 2
         var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight,
                                    origin: origin + offset * block, interpolationVariance: interpolationVariance)

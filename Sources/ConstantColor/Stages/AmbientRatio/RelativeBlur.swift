@@ -23,13 +23,14 @@ import Dispatch
 /// (`ReducedFramePair.halved(offset:)`) and the two are averaged (on a 600 × 400 pair whose chart
 /// edges sit on block boundaries, 0.10 and 0.01, mean 0.055 against a true 0.047).
 enum RelativeBlur {
-    /// The measured blur: per axis, a of `[a, 1 − 2a, a]` in the reduced image's pixels and its
-    /// standard error; nil on an axis with too few edge profiles.
+    /// The measured blur: per axis, a of `[a, 1 − 2a, a]` in the reduced image's pixels, its
+    /// standard error and the number of profile samples; nil on an axis with too few.
     struct Result { var a: Double, standardError: Double, sampleCount: Int }
 
     /// Half-length of a profile (11 pixels).
     static let reach = 5
-    /// Fewest profiles per axis for a measurement.
+    /// Fewest profile samples per axis for a measurement (a profile gives one per channel that
+    /// passes the signal test).
     static let minimumSamples = 60
 
     /// The binomial smoothing of order 8 (variance 2 pixels²) applied along a profile to both
@@ -69,6 +70,20 @@ enum RelativeBlur {
         return (n11, n12, n22)
     }()
 
+    /// The correlation of white noise of unit variance after `smoothing`, between the profile's
+    /// samples (n × n, row-major): `C[i][k] = Σ_q g[q]·g[q + k − i]`.
+    static let smoothedNoiseCorrelation: [Double] = {
+        let n = 2 * reach + 1, g = smoothing
+        var c = [Double](repeating: 0, count: n * n)
+        for i in 0..<n {
+            for k in 0..<n {
+                let lag = abs(k - i)
+                for q in 0..<g.count where q + lag < g.count { c[i * n + k] += g[q] * g[q + lag] }
+            }
+        }
+        return c
+    }()
+
     /// Measures a per axis, in the pairs' pixels, as the mean over the pairs (the same frame on
     /// shifted grids) of each one's measurement; nil on an axis where one of them has too few profiles.
     static func measure(_ pairs: [ReducedFramePair], banding: [RowBanding]) -> (x: Result?, y: Result?) {
@@ -83,10 +98,12 @@ enum RelativeBlur {
         func mean(_ r: [Result?]) -> Result? {
             let found = r.compactMap { $0 }
             guard found.count == r.count, !found.isEmpty else { return nil }
+            // The phases sample the same pixels: their standard errors and counts are not
+            // independent ones, so they are averaged, not combined.
             let n = Double(found.count)
             return Result(a: found.reduce(0) { $0 + $1.a } / n,
-                          standardError: found.reduce(0) { $0 + $1.standardError * $1.standardError }.squareRoot() / n,
-                          sampleCount: found.reduce(0) { $0 + $1.sampleCount })
+                          standardError: found.reduce(0) { $0 + $1.standardError } / n,
+                          sampleCount: found.reduce(0) { $0 + $1.sampleCount } / found.count)
         }
         return (mean(each.map(\.x)), mean(each.map(\.y)))
     }
@@ -97,7 +114,7 @@ enum RelativeBlur {
         let outer = reach + 1 + gr, margin = outer + 1
         guard w > 2 * margin, h > 2 * margin else { return (nil, nil) }
         let (n11, n12, n22) = noiseTerms
-        let g2 = g.reduce(0) { $0 + $1 * $1 }
+        let correlation = smoothedNoiseCorrelation
         var results: [Result?] = []
         var r1 = [Double](repeating: 0, count: n), r2 = r1, fy = r1
         var smoothA = [Double](repeating: 0, count: n + 2)
@@ -150,10 +167,20 @@ enum RelativeBlur {
                         let c1 = (m22 * b1 - m12 * b2) / det, c2 = (m11 * b2 - m12 * b1) / det
                         guard c1 > 0 else { continue }
                         let est = -c2 / c1
-                        // Cov(c) = s²·M⁻¹ with s² the residual's noise per (smoothed) sample; the
+                        // Cov(c) = s²·M⁻¹·(Xᵀ C X)·M⁻¹: s² the residual's noise per raw sample (F′'s
+                        // and, through c₁, A's), C the correlation the smoothing gives it; then the
                         // delta method for −c₂/c₁.
-                        let s2 = (vf + c1 * c1 * va) * g2
-                        let v1 = s2 * m22 / det, v2 = s2 * m11 / det, v12 = -s2 * m12 / det
+                        var q11 = 0.0, q12 = 0.0, q22 = 0.0
+                        for i in 0..<n {
+                            var u1 = 0.0, u2 = 0.0
+                            for k in 0..<n { u1 += correlation[i * n + k] * r1[k]; u2 += correlation[i * n + k] * r2[k] }
+                            q11 += r1[i] * u1; q12 += r1[i] * u2; q22 += r2[i] * u2
+                        }
+                        let p11 = (m22 * q11 - m12 * q12) / det, p12 = (m22 * q12 - m12 * q22) / det
+                        let p21 = (m11 * q12 - m12 * q11) / det, p22 = (m11 * q22 - m12 * q12) / det
+                        let s2 = vf + c1 * c1 * va
+                        let v1 = s2 * (p11 * m22 - p12 * m12) / det, v12 = s2 * (p12 * m11 - p11 * m12) / det
+                        let v2 = s2 * (p22 * m11 - p21 * m12) / det
                         let variance = (v2 + est * est * v1 + 2 * est * v12) / (c1 * c1)
                         guard variance > 0, abs(est) < 1 else { continue }
                         samples.append((est, variance.squareRoot()))

@@ -58,9 +58,23 @@ struct RowBandingFit {
     }
 
     static func fit(_ p: ReducedFramePair) -> RowBandingFit {
-        var groups: [Group] = [], samples: [PixelSample] = []
-        collect(p, span: 1, into: &groups, &samples)
-        collect(p, span: max(2, p.height / 40), into: &groups, &samples)
+        // The two spans' samples, one span per core, then joined in order (the second's group
+        // indices after the first's).
+        var parts = [([Group], [PixelSample])](repeating: ([], []), count: 2)
+        parts.withUnsafeMutableBufferPointer { buffer in
+            let out = SharedMutableBuffer(buffer)
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                var g: [Group] = [], s: [PixelSample] = []
+                collect(p, span: i == 0 ? 1 : max(2, p.height / 40), into: &g, &s)
+                out[i] = (g, s)
+            }
+        }
+        let groups = parts[0].0 + parts[1].0
+        var samples = parts[0].1
+        samples.reserveCapacity(parts[0].1.count + parts[1].1.count)
+        let offset = parts[0].0.count
+        for var sample in parts[1].1 { sample.group += offset; samples.append(sample) }
+        parts = []
         guard groups.count >= 48 else { return RowBandingFit(components: [], relativeVariance: 0) }
         var robust = [Double](repeating: 1, count: samples.count)
         // The regressor P = F/A − 1 is D/A + (r(y) − 1): it holds r's banding Δ(y) besides the
