@@ -134,33 +134,10 @@ enum IlluminationEdgeRatio {
         for _ in 0..<12 {
             let chosen = samples.filter { $0.sigma < 0.2 * ($0.q - r) && $0.g < r + 0.4 * ($0.q - r) }
             guard chosen.count >= minimumSamples else { return nil }
-            let sorted = chosen.sorted { $0.g < $1.g }
-            let total = sorted.reduce(0) { $0 + 1 / ($1.sigma * $1.sigma) }
-            var acc = 0.0, median = sorted[0].g
-            for s in sorted {
-                acc += 1 / (s.sigma * s.sigma)
-                if acc >= total / 2 { median = s.g; break }
-            }
-            var centre = median
-            var sw = 0.0, n = 0, chi = 0.0
-            for _ in 0..<10 {
-                var swg = 0.0
-                sw = 0; n = 0; chi = 0
-                for s in chosen {
-                    let u = (s.g - centre) / (4.685 * s.sigma)
-                    guard abs(u) < 1 else { continue }
-                    let wgt = (1 - u * u) * (1 - u * u) / (s.sigma * s.sigma)
-                    sw += wgt; swg += wgt * s.g; n += 1
-                    chi += (s.g - centre) * (s.g - centre) / (s.sigma * s.sigma)
-                }
-                guard sw > 0 else { return nil }
-                let next = swg / sw
-                if abs(next - centre) < 1e-6 { centre = next; break }
-                centre = next
-            }
-            guard n >= minimumSamples else { return nil }
-            let inflation = max(1, chi / Double(max(1, n - 1))).squareRoot()
-            result = Result(ratio: centre, standardError: 2 * inflation / sw.squareRoot(), sampleCount: n)
+            guard let l = TukeyBiweight.location(chosen.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
+                  l.count >= minimumSamples else { return nil }
+            let centre = l.centre
+            result = Result(ratio: centre, standardError: l.standardError, sampleCount: l.count)
             if abs(centre - r) < 1e-5 { break }
             r = centre
         }

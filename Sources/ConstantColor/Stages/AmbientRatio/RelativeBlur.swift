@@ -192,35 +192,12 @@ enum RelativeBlur {
         return (results[0], results[1])
     }
 
-    /// Weighted median, then Tukey's biweight around it; the standard error counts neighbouring
-    /// profiles as correlated (a factor 2) and grows with the scatter beyond the noise.
+    /// The robust mean of the profiles' a (`TukeyBiweight.location`); nil with fewer than
+    /// `minimumSamples` in its support.
     static func combine(_ samples: [(a: Double, sigma: Double)]) -> Result? {
-        guard samples.count >= minimumSamples else { return nil }
-        let sorted = samples.sorted { $0.a < $1.a }
-        let total = sorted.reduce(0) { $0 + 1 / ($1.sigma * $1.sigma) }
-        var acc = 0.0, centre = sorted[0].a
-        for s in sorted {
-            acc += 1 / (s.sigma * s.sigma)
-            if acc >= total / 2 { centre = s.a; break }
-        }
-        var sw = 0.0, n = 0, chi = 0.0
-        for _ in 0..<20 {
-            var swa = 0.0
-            sw = 0; n = 0; chi = 0
-            for s in samples {
-                let u = (s.a - centre) / (4.685 * s.sigma)
-                guard abs(u) < 1 else { continue }
-                let wgt = (1 - u * u) * (1 - u * u) / (s.sigma * s.sigma)
-                sw += wgt; swa += wgt * s.a; n += 1
-                chi += (s.a - centre) * (s.a - centre) / (s.sigma * s.sigma)
-            }
-            guard sw > 0 else { return nil }
-            let next = swa / sw
-            if abs(next - centre) < 1e-7 { centre = next; break }
-            centre = next
-        }
-        guard n >= minimumSamples else { return nil }
-        let inflation = max(1, chi / Double(max(1, n - 1))).squareRoot()
-        return Result(a: centre, standardError: 2 * inflation / sw.squareRoot(), sampleCount: n)
+        guard samples.count >= minimumSamples,
+              let l = TukeyBiweight.location(samples.map { ($0.a, $0.sigma) }, iterations: 20, tolerance: 1e-7),
+              l.count >= minimumSamples else { return nil }
+        return Result(a: l.centre, standardError: l.standardError, sampleCount: l.count)
     }
 }
