@@ -76,17 +76,18 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let interpolation = interpolationVariance(registration, width: w, height: h)
         let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: interpolation)
         let bandFit = RowBandingFit.fit(reduced)
-        let halved = reduced.halved()
+        let halved = reduced.halved(), shifted = reduced.halved(offset: 1)
+        let banded = halved.bandingFree(bandFit.components)
         // The blur to give F′ (a = variance/2 in the halved pair's pixels): at least the resampling's,
         // more where the edges show more (hand shake). The ambient exposure is the longer one, so its
         // blur is not below the resampling's; a measurement under it is the measurement's own error
         // (±0.2 px² on 600 × 400 pairs without shake).
         let k2 = Double(halved.block * halved.block)
-        let measured = RelativeBlur.measure([halved, reduced.halved(offset: 1)], banding: bandFit.components)
+        let measured = RelativeBlur.measure([(halved, banded.channels), (shifted, shifted.bandingFree(bandFit.components).channels)])
         // A 3-tap blur can give at most a = 0.25 (variance 0.5 pixel², [¼, ½, ¼]).
         let resampling = interpolation / k2 / 2
         let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
-        let edges = IlluminationEdgeRatio.measure(halved, banding: bandFit.components, blur: blur)
+        let edges = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
         var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
         // The image data replace EXIF where they know the ratio better than EXIF does.
         if let e = edges, e.standardError / e.ratio < metadataUncertainty {

@@ -43,11 +43,11 @@ enum IlluminationEdgeRatio {
     /// blurrier than `F′` (`AmbientRatioEstimate.estimate`, `RelativeBlur`); F′ is blurred as much before the fit,
     /// or the bend of A's penumbrae would look smaller than F′'s and r₀ come out high (≈ 1 % at
     /// half-pixel shifts, 1.4 % under a 4-pixel shake at 600 × 400).
-    static func measure(_ p: ReducedFramePair, banding: [RowBanding], blur: SIMD2<Double>) -> Result? {
+    /// `banded`: `p.bandingFree` of the banding found.
+    static func measure(_ p: ReducedFramePair, banded: (channels: [[Double]], sum: [Double]), blur: SIMD2<Double>) -> Result? {
         let w = p.width, h = p.height
         guard w >= 5, h >= 5 else { return nil }
         var samples: [(g: Double, sigma: Double, q: Double)] = []
-        let banded = p.bandingFree(banding)
         var fPrime = banded.channels
         let fPrimeSum = banded.sum
         // Blur F′ by [a, 1 − 2a, a] per axis.

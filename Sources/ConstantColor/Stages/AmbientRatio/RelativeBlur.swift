@@ -39,60 +39,61 @@ enum RelativeBlur {
     /// and 40–60 % high with order 4).
     static let smoothing: [Double] = [1, 8, 28, 56, 70, 56, 28, 8, 1].map { $0 / 256 }
 
+    /// A profile's regressors from `2·reach + 3 + 2·(smoothing.count / 2)` raw samples of A, as
+    /// `measure` builds them: the smoothed samples at s = −reach − 1 … reach + 1, the centre ones
+    /// detrended (r₁) and their detrended second differences (r₂); also the centre smoothed samples.
+    static func regressors(raw: [Double]) -> (r1: [Double], r2: [Double], smooth: [Double]) {
+        let n = 2 * reach + 1, g = smoothing
+        var sm = [Double](repeating: 0, count: n + 2)
+        for i in 0..<(n + 2) { for q in 0..<g.count { sm[i] += g[q] * raw[i + q] } }
+        var r1 = Array(sm[1...n]), r2 = [Double](repeating: 0, count: n)
+        for i in 0..<n { r2[i] = sm[i] - 2 * sm[i + 1] + sm[i + 2] }
+        let centre = r1
+        IlluminationEdgeRatio.detrended(&r1); IlluminationEdgeRatio.detrended(&r2)
+        return (r1, r2, centre)
+    }
+
+    /// The regressors' responses to a unit impulse at each raw sample: white noise of unit variance
+    /// is their sum with independent unit weights, so its second moments are sums of products.
+    static let impulseResponses: [(r1: [Double], r2: [Double], smooth: [Double])] = {
+        let m = 2 * reach + 3 + 2 * (smoothing.count / 2)
+        return (0..<m).map { q in
+            var raw = [Double](repeating: 0, count: m); raw[q] = 1
+            return regressors(raw: raw)
+        }
+    }()
+
     /// Noise terms of the normal equations for A's pixel noise σ² = 1: the expected ⟨n₁,n₁⟩,
     /// ⟨n₁,n₂⟩, ⟨n₂,n₂⟩ of the smoothed, detrended profile (n₁) and its detrended second difference (n₂).
     static let noiseTerms: (Double, Double, Double) = {
-        let n = 2 * reach + 1, g = smoothing, gr = g.count / 2, m = n + 2 + 2 * gr
-        // T = I − P, P the projector on (1, s).
-        var t = [Double](repeating: 0, count: n * n)
-        let ss = Double(reach * (reach + 1) * (2 * reach + 1)) / 3
-        for i in 0..<n {
-            for k in 0..<n {
-                let si = Double(i - reach), sk = Double(k - reach)
-                t[i * n + k] = (i == k ? 1 : 0) - 1 / Double(n) - si * sk / ss
-            }
-        }
-        // The smoothed samples from the m raw ones, (n + 2) × m.
-        var sm = [Double](repeating: 0, count: (n + 2) * m)
-        for i in 0..<(n + 2) { for q in 0..<g.count { sm[i * m + i + q] = g[q] } }
-        // The regressors from the raw samples, n × m: R₁ = T·(centre of sm), R₂ = T·D₂·sm.
-        var r1 = [Double](repeating: 0, count: n * m), r2 = r1
-        for i in 0..<n {
-            for k in 0..<n {
-                for q in 0..<m {
-                    r1[i * m + q] += t[i * n + k] * sm[(k + 1) * m + q]
-                    r2[i * m + q] += t[i * n + k] * (sm[k * m + q] - 2 * sm[(k + 1) * m + q] + sm[(k + 2) * m + q])
-                }
-            }
-        }
         var n11 = 0.0, n12 = 0.0, n22 = 0.0
-        for q in 0..<(n * m) { n11 += r1[q] * r1[q]; n12 += r1[q] * r2[q]; n22 += r2[q] * r2[q] }
+        for e in impulseResponses {
+            for i in e.r1.indices { n11 += e.r1[i] * e.r1[i]; n12 += e.r1[i] * e.r2[i]; n22 += e.r2[i] * e.r2[i] }
+        }
         return (n11, n12, n22)
     }()
 
     /// The correlation of white noise of unit variance after `smoothing`, between the profile's
     /// samples (n × n, row-major): `C[i][k] = Σ_q g[q]·g[q + k − i]`.
     static let smoothedNoiseCorrelation: [Double] = {
-        let n = 2 * reach + 1, g = smoothing
+        let n = 2 * reach + 1
         var c = [Double](repeating: 0, count: n * n)
-        for i in 0..<n {
-            for k in 0..<n {
-                let lag = abs(k - i)
-                for q in 0..<g.count where q + lag < g.count { c[i * n + k] += g[q] * g[q + lag] }
-            }
+        for e in impulseResponses {
+            for i in 0..<n { for k in 0..<n { c[i * n + k] += e.smooth[i] * e.smooth[k] } }
         }
         return c
     }()
 
     /// Measures a per axis, in the pairs' pixels, as the mean over the pairs (the same frame on
-    /// shifted grids) of each one's measurement; nil on an axis where one of them has too few profiles.
-    static func measure(_ pairs: [ReducedFramePair], banding: [RowBanding]) -> (x: Result?, y: Result?) {
+    /// shifted grids, each with its banding-free flash channels `ReducedFramePair.bandingFree`) of
+    /// each one's measurement; nil on an axis where one of them has too few profiles.
+    static func measure(_ pairs: [(pair: ReducedFramePair, fPrime: [[Double]])]) -> (x: Result?, y: Result?) {
         // The pairs are independent: one per core.
         var each = [(x: Result?, y: Result?)](repeating: (nil, nil), count: pairs.count)
         each.withUnsafeMutableBufferPointer { buffer in
             let out = SharedMutableBuffer(buffer)
             DispatchQueue.concurrentPerform(iterations: pairs.count) { i in
-                out[i] = measure(pairs[i], fPrime: pairs[i].bandingFree(banding).channels)
+                out[i] = measure(pairs[i].pair, fPrime: pairs[i].fPrime)
             }
         }
         func mean(_ r: [Result?]) -> Result? {
