@@ -52,3 +52,11 @@ public func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
     }
     return array
 }
+
+/// The elements of `array`, leaving it empty: hands a dead buffer on without a copy (the returned
+/// array holds the only reference, so `recycledLargeArray` can reuse it in place).
+@inlinable func moved<T>(_ array: inout [T]) -> [T] {
+    var taken: [T] = []
+    swap(&taken, &array)
+    return taken
+}

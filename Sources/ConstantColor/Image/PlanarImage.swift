@@ -28,11 +28,7 @@ public struct PlanarImage: Sendable, Equatable {
     /// An image whose samples are left unset, for kernels that write every sample before anything
     /// reads one (saves the zero fill of a buffer that can be hundreds of megabytes).
     public init(width: Int, height: Int, channelCount: Int, uninitialized: Void) {
-        precondition(width >= 0 && height >= 0 && channelCount > 0)
-        self.width = width
-        self.height = height
-        self.channelCount = channelCount
-        self.samples = uninitializedLargeArray(count: width * height * channelCount)
+        self.init(width: width, height: height, channelCount: channelCount, reusing: [])
     }
 
     /// An image whose samples are left unset, written into the storage of `storage` (the samples of

@@ -20,6 +20,21 @@ extension SIMD8 where Scalar == Float {
         self * fastInverseSquareRoot(newtonSteps: 3)
     }
 
+    /// ⌊v⌋ clamped to [0, `last`] for v below 2²³, by the 2²³ rounding trick: round(v − ½) is ⌊v⌋,
+    /// or v − 1 at an exact integer v, where a bilinear fraction of 1 gives the same value (the
+    /// standard library's SIMD rounding calls libm per lane). The lower node of a lookup cell.
+    @inline(always) @inlinable public func clampedCell(last: SIMD8<Float>) -> SIMD8<Float> {
+        let magic = SIMD8<Float>(repeating: 8_388_608)
+        let rounded = (self - 0.5 + magic) - magic
+        return rounded.replacing(with: 0, where: rounded .< 0).replacing(with: last, where: rounded .> last)
+    }
+
+    /// The lanes as integers, for integral values in [0, 2²³): the low bits of 2²³ + v, instead of
+    /// a checked Float → Int conversion per lane.
+    @inline(always) @inlinable public var exactIntegerLanes: SIMD8<Int32> {
+        unsafeBitCast(self + SIMD8<Float>(repeating: 8_388_608), to: SIMD8<Int32>.self) &- 0x4B00_0000
+    }
+
     /// atan(x) for any finite x: a degree-11 odd minimax polynomial on [−1, 1] (absolute error below
     /// 2e-5 rad), and ±π/2 − atan(1/x) beyond.
     @inline(always) @inlinable public var fastArctangent: SIMD8<Float> {

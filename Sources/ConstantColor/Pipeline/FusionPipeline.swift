@@ -235,13 +235,6 @@ public enum FusionPipeline {
     }
 }
 
-/// The samples of `array`, leaving it empty (hands a dead buffer on without a copy).
-private func moved(_ array: inout [Float]) -> [Float] {
-    var taken: [Float] = []
-    swap(&taken, &array)
-    return taken
-}
-
 /// Wall-clock time per named stage.
 public struct StageTimer: Sendable {
     private var last = DispatchTime.now().uptimeNanoseconds

@@ -90,19 +90,11 @@ public enum ColorimetricConfidence {
             let top = Lanes(repeating: n)
             gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
             gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
-            // Lower node of each pixel's cell, as Floats, by the 2²³ rounding trick (the standard
-            // library's SIMD rounding calls libm per lane): round(g − ½) is ⌊g⌋, or g − 1 at an exact
-            // node with fraction 1 (the same interpolated value); clamped to the last cell.
-            let magic = Lanes(repeating: 8_388_608), lastCell = Lanes(repeating: n - 1)
-            @inline(always) func cell(_ g: Lanes) -> Lanes {
-                let c = (g - 0.5 + magic) - magic
-                return c.replacing(with: zero, where: c .< zero).replacing(with: lastCell, where: c .> lastCell)
-            }
-            let fu = cell(gu), fv = cell(gv)
+            // Lower node of each pixel's cell, clamped to the last cell.
+            let lastCell = Lanes(repeating: n - 1)
+            let fu = gu.clampedCell(last: lastCell), fv = gv.clampedCell(last: lastCell)
             let tu = gu - fu, tv = gv - fv
-            let index = fv * Float(size) + fu  // exact: below 2²³
-            // As integers by the same trick (the bits of 2²³ + index), not by a checked conversion per lane.
-            let k = unsafeBitCast(index + magic, to: SIMD8<Int32>.self) &- 0x4B00_0000
+            let k = (fv * Float(size) + fu).exactIntegerLanes  // exact: below 2²³
             let p0 = nodes + Int(k[0]), p1 = nodes + Int(k[1]), p2 = nodes + Int(k[2]), p3 = nodes + Int(k[3]),
                 p4 = nodes + Int(k[4]), p5 = nodes + Int(k[5]), p6 = nodes + Int(k[6]), p7 = nodes + Int(k[7])
             // Node reads per lane, gathered into vectors by initializer (not lane by lane).

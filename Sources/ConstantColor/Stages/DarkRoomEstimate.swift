@@ -69,18 +69,14 @@ public struct DarkRoomEstimate: Sendable {
                     fl[i] = flag
                 }
                 let lastX = Float(w - 1), lastY = Float(h - 1)
-                let magic = SIMD8<Float>(repeating: 8_388_608), zero = SIMD8<Float>(repeating: 0)
                 let lastCellX = SIMD8<Float>(repeating: Float(w - 2)), lastCellY = SIMD8<Float>(repeating: Float(h - 2))
                 let laneOffsets = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
                 /// Eight pixels inside the ambient frame whose bilinear cells are one row of eight
                 /// consecutive cells (a small rotation: most chunks): the taps are contiguous vector
                 /// loads. Returns false, having written nothing, for any other chunk.
                 @inline(__always) func vectorChunk(_ i: Int, _ fx: SIMD8<Float>, _ fy: SIMD8<Float>) -> Bool {
-                    // Cells by the 2²³ rounding trick: round(f − ½) is ⌊f⌋, or f − 1 at an exact
-                    // integer with weight 1 on the second tap (the same value).
-                    var cx = (fx - 0.5 + magic) - magic, cy = (fy - 0.5 + magic) - magic
-                    cx = cx.replacing(with: zero, where: cx .< zero).replacing(with: lastCellX, where: cx .> lastCellX)
-                    cy = cy.replacing(with: zero, where: cy .< zero).replacing(with: lastCellY, where: cy .> lastCellY)
+                    // Cells ⌊f⌋ (f − 1 at an exact integer, with weight 1 on the second tap: the same value).
+                    let cx = fx.clampedCell(last: lastCellX), cy = fy.clampedCell(last: lastCellY)
                     guard all(cy .== cy[0]), all(cx .== cx[0] + laneOffsets) else { return false }
                     let tx = fx - cx, ty = fy - cy
                     let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty

@@ -65,10 +65,8 @@ public struct NoiseReduction: Sendable {
         // `work` (`at(_:)`). Boxes run in place (BoxFilter.mean allows it). Every plane is written
         // before it is read: no zero fill.
         var planes = recycledLargeArray(consume storage, count: 10 * ln, zero: Float(0))
-        var work: [Float] = []
-        swap(&work, &scratch)
-        work = recycledLargeArray(consume work, count: 5 * ln, zero: Float(0))  // (its only reference)
-        defer { swap(&work, &scratch) }
+        var work = recycledLargeArray(moved(&scratch), count: 5 * ln, zero: Float(0))
+        defer { scratch = moved(&work) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { modelBuffer in

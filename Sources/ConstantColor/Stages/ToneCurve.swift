@@ -75,18 +75,16 @@ public struct ToneCurve: Sendable {
         let positive = x .> 0  // false for NaN
         let q = (x.replacing(with: 0, where: .!positive) * (1 / domain)).replacing(with: 1, where: x .> domain)
         let u = q.fastSquareRoot * Float(size)
-        // Cell ⌊u⌋ by the 2²³ rounding trick: round(u − ½) is ⌊u⌋, or u − 1 at an exact integer u,
-        // where the fraction 1 gives the same interpolated value; clamped to the last cell.
-        let magic = SIMD8<Float>(repeating: 8_388_608)
-        let last = SIMD8<Float>(repeating: Float(size - 1)), rounded = (u - 0.5 + magic) - magic
-        let cell = rounded.replacing(with: 0, where: rounded .< 0).replacing(with: last, where: rounded .> last)
+        // Cell ⌊u⌋, clamped to the last cell.
+        let cell = u.clampedCell(last: SIMD8<Float>(repeating: Float(size - 1)))
         let fraction = u - cell
-        let k = unsafeBitCast(cell + magic, to: SIMD8<Int32>.self) &- 0x4B00_0000  // exact: the cell is an integer
+        let k = cell.exactIntegerLanes
         let lo = SIMD8<Float>(t[Int(k[0])], t[Int(k[1])], t[Int(k[2])], t[Int(k[3])],
                               t[Int(k[4])], t[Int(k[5])], t[Int(k[6])], t[Int(k[7])])
         let hi = SIMD8<Float>(t[Int(k[0]) + 1], t[Int(k[1]) + 1], t[Int(k[2]) + 1], t[Int(k[3]) + 1],
                               t[Int(k[4]) + 1], t[Int(k[5]) + 1], t[Int(k[6]) + 1], t[Int(k[7]) + 1])
         let v = lo + fraction * (hi - lo)
+        let magic = SIMD8<Float>(repeating: 8_388_608)  // round to nearest, ties to even
         return ((v * 65535 + magic) - magic).replacing(with: 0, where: .!positive)
     }
 
