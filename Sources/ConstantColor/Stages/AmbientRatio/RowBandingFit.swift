@@ -5,15 +5,16 @@ import Foundation
 /// L the flash and ambient illuminance), so at a pixel the change of Q over ±b rows is
 /// `d = r(y + b) − r(y − b) + 2δ·P·γ`, γ = ∂log(E/L)/∂t: the fall-off's share is proportional to P
 /// (four times larger in a shadow's core, where L is a quarter) and γ varies smoothly down the
-/// frame (a polynomial in t), while the banding is the same in every column. The ambient frame
-/// bands too (`A ∝ G_A(y)`, so `P ∝ 1/G_A`): each component therefore has a part proportional to P
-/// (the ambient frame's banding) besides the part common to all pixels (r's banding,
-/// `r = r₀·G_F/G_A`); P's spread within rows (shadows, surfaces) tells them apart. Each pixel's `d` is
-/// regressed on `P·γ(t)` and the banding by weighted least squares (weights from the noise models,
-/// Tukey's biweight against misfits, Beaton & Tukey 1974). Two spans are used: b = 1 row (every
-/// frequency up to one cycle per six rows) and b = height/40 (less noise for the slow mains
-/// banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt` over ±δ is
-/// `2 sin(2πνδ)·(−a sin 2πνt + b cos 2πνt)`, exactly; components are
+/// frame and across it (a polynomial in t and the column u, `columnTerms`), while the banding is
+/// the same in every column. The ambient frame bands too (`A ∝ G_A(y)`, so `P ∝ 1/G_A`): each
+/// component therefore has a part proportional to P (the ambient frame's banding) besides the part
+/// common to all pixels (r's banding, `r = r₀·G_F/G_A`); P's spread within rows (shadows, surfaces)
+/// tells them apart. Each pixel's `d` is regressed on `P·γ(t, u)` and the banding by weighted least
+/// squares (weights from the noise models, Tukey's biweight against misfits, Beaton & Tukey 1974).
+/// Two spans are used: b = 1 row (every frequency up to one cycle per six rows) and b = height/40
+/// (less noise for the slow mains banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt`
+/// over ±δ is `2 sin(2πνδ)·(−a sin 2πνt + b cos 2πνt)`, exactly; components (at least
+/// `resolution` apart) are
 /// added one at a time (frequency scanned from 0.8 cycles per frame to one cycle per 6 rows, then
 /// refined by golden-section search) while an F-test against the model without it exceeds
 /// `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far beyond the 10⁻⁵
@@ -35,6 +36,19 @@ struct RowBandingFit {
     static let minimumAmplitude = 0.002
     /// Lowest frequency tried, cycles per frame (below it a sinusoid is a trend).
     static let lowestCycles = 0.8
+    /// Closest two components may be, cycles per frame: over one frame two sinusoids less than a
+    /// cycle apart cannot be told apart (Rayleigh's criterion), and such a pair fits a slowly
+    /// modulated misfit instead (2.09 + 2.40 cycles for one 2.00-cycle banding at 12 MP).
+    static let resolution = 1.0
+
+    /// The interval `lo...hi` narrowed to frequencies at least `resolution` from each of `others`.
+    static func resolvable(_ lo: Double, _ hi: Double, around centre: Double, from others: [Double]) -> (Double, Double) {
+        var l = lo, h = hi
+        for o in others {
+            if o <= centre { l = max(l, o + resolution) } else { h = min(h, o - resolution) }
+        }
+        return (l, max(l, h))
+    }
     /// Terms of the polynomial γ(t) of the coarse frequency scan (and the robust weights): a line,
     /// the fall-off's main part. A cubic there is nearly collinear with the ambient frame's own
     /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and leads the scan astray
@@ -47,14 +61,29 @@ struct RowBandingFit {
     /// millions of pixels the F-test keeps it; against the cubic it is no longer significant.
     static let smoothTerms = 4
 
-    /// One pixel's change of Q over its group's span, its P and its noise weight 1/σ².
-    struct PixelSample { var group: Int, p: Double, d: Double, w: Double }
+    /// γ's dependence on the column, terms `s^j·v_k(u)` after the polynomial in s, u = 2·column
+    /// fraction − 1 and v = (1, u, u²): a point flash's `∂log E/∂y = −3y/(d² + x² + y²)` falls off
+    /// with x too, as `y·(1 − x²/d²)` to first order, and off the lens axis it gains `x` and `x·y`
+    /// terms. γ(t) alone gave every row the P-weighted mean of its columns' γ, and the rest passed
+    /// into the banding through P's spread within rows (which differs between rows that cross the
+    /// chart and rows that do not): 100 Hz's amplitude came out 6.5 % low at 3 MP, and one render in
+    /// three kept a spurious 1.2-cycle component of 3 % beside it (r₀ −1.1 %).
+    static let columnTerms: [(column: Int, power: Int)] = [(1, 0), (1, 1), (2, 0), (2, 1)]
 
-    /// One row and span: frame fraction, half span δ, and the weighted sums of its pixels
-    /// (Σw, ΣwP, ΣwP², Σwd, ΣwPd).
+    /// One pixel's change of Q over its group's span, its P, its column u and its noise weight 1/σ².
+    struct PixelSample { var group: Int, p: Double, d: Double, u: Double, w: Double }
+
+    /// One row and span: frame fraction, half span δ, and the weighted sums of its pixels over the
+    /// regressors' kinds φ = (1, P, P·u, P·u²): `moments` Σw·φₐ·φ_b (4 × 4, row-major) and
+    /// `targets` Σw·φₐ·d.
     struct Group {
         var t: Double, halfSpan: Double
-        var s0 = 0.0, s1 = 0.0, s2 = 0.0, sd = 0.0, spd = 0.0
+        var moments = SIMD16<Double>(), targets = SIMD4<Double>()
+        /// Σw.
+        var s0: Double { moments[0] }
+
+        /// The regressors' kinds at one pixel.
+        static func kinds(p: Double, u: Double) -> SIMD4<Double> { SIMD4(1, p, p * u, p * u * u) }
     }
 
     static func fit(_ p: ReducedFramePair) -> RowBandingFit {
@@ -108,7 +137,7 @@ struct RowBandingFit {
             var best: (nu: Double, gain: Double)? = nil
             var nu = lowestCycles
             while nu <= highest {
-                if !found.contains(where: { abs($0 - nu) < 0.5 }) {
+                if !found.contains(where: { abs($0 - nu) < resolution }) {
                     let gain = periodogram(stats, residuals, nu)
                     if gain > (best?.gain ?? 0) { best = (nu, gain) }
                 }
@@ -117,7 +146,7 @@ struct RowBandingFit {
             guard let coarse = best else { break }
             // ±0.3 cycle: the scan's periodogram (r's part only, line γ) put 100 Hz's peak at 1.8
             // instead of 2.0 cycles at 12 MP, and a ±0.1 bracket stopped the refinement at its edge.
-            var lo = coarse.nu - 3 * step, hi = coarse.nu + 3 * step
+            var (lo, hi) = resolvable(coarse.nu - 3 * step, coarse.nu + 3 * step, around: coarse.nu, from: found)
             let g = (5.0.squareRoot() - 1) / 2
             // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
             // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
@@ -136,7 +165,7 @@ struct RowBandingFit {
                   let smoothWith = solve(stats, frequencies: found + [nuBest], terms: smoothTerms) else { break }
             let dof = Double(groups.count - smoothWith.parameterCount)
             let f = ((smoothBase.rssBetween - smoothWith.rssBetween) / 2) / (smoothWith.rssBetween / dof)
-            let k = smoothTerms + 4 * found.count
+            let k = firstBanding(terms: smoothTerms) + 4 * found.count
             let amplitude = (smoothWith.coefficients[k] * smoothWith.coefficients[k]
                              + smoothWith.coefficients[k + 1] * smoothWith.coefficients[k + 1]).squareRoot()
             guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
@@ -151,7 +180,8 @@ struct RowBandingFit {
         // Each frequency was found with P still holding that component's banding: refined again
         // (±0.1 cycle, the others fixed) with P corrected, then P corrected by the refined fit.
         for k in found.indices {
-            var lo = found[k] - 0.1, hi = found[k] + 0.1
+            var others = found; others.remove(at: k)
+            var (lo, hi) = resolvable(found[k] - 0.1, found[k] + 0.1, around: found[k], from: others)
             let g = (5.0.squareRoot() - 1) / 2
             func rss(_ v: Double) -> Double {
                 var f = found; f[k] = v
@@ -172,7 +202,7 @@ struct RowBandingFit {
         if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
         var components: [RowBanding] = []
         for (i, nu) in found.enumerated() {
-            let k = current.terms + 4 * i
+            let k = firstBanding(terms: current.terms) + 4 * i
             components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
                                          sineAmplitude: current.coefficients[k + 1]))
         }
@@ -212,7 +242,7 @@ struct RowBandingFit {
                 guard same else { continue }
                 let d = p.flash[up] / p.ambient[up] - p.flash[dn] / p.ambient[dn]
                 samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - 1, d: d,
-                                           w: 1 / (qVariance(up) + qVariance(dn))))
+                                           u: (2 * Double(x) + 1) / Double(w) - 1, w: 1 / (qVariance(up) + qVariance(dn))))
             }
             if samples.count - first >= max(10, w / 8) {
                 groups.append(Group(t: p.frameFraction(row: y), halfSpan: halfSpan))
@@ -225,11 +255,14 @@ struct RowBandingFit {
     /// The groups' weighted sums with robust weights `u`.
     static func accumulate(_ samples: [PixelSample], _ u: [Double], _ groups: [Group]) -> [Group] {
         var g = groups
-        for i in g.indices { g[i].s0 = 0; g[i].s1 = 0; g[i].s2 = 0; g[i].sd = 0; g[i].spd = 0 }
+        for i in g.indices { g[i].moments = .zero; g[i].targets = .zero }
         for (i, s) in samples.enumerated() {
-            let w = s.w * u[i]
-            g[s.group].s0 += w; g[s.group].s1 += w * s.p; g[s.group].s2 += w * s.p * s.p
-            g[s.group].sd += w * s.d; g[s.group].spd += w * s.p * s.d
+            let phi = Group.kinds(p: s.p, u: s.u), wphi = s.w * u[i] * phi
+            var m = g[s.group].moments
+            m.lowHalf.lowHalf += wphi[0] * phi; m.lowHalf.highHalf += wphi[1] * phi
+            m.highHalf.lowHalf += wphi[2] * phi; m.highHalf.highHalf += wphi[3] * phi
+            g[s.group].moments = m
+            g[s.group].targets += wphi * s.d
         }
         return g
     }
@@ -239,8 +272,7 @@ struct RowBandingFit {
         let parts = groups.map { model.parts($0, frequencies: frequencies) }
         var z = [Float](repeating: 0, count: samples.count)
         for (i, s) in samples.enumerated() {
-            let (slope, offset) = parts[s.group]
-            z[i] = Float((s.d - slope * s.p - offset) * s.w.squareRoot())
+            z[i] = Float((s.d - (parts[s.group] * Group.kinds(p: s.p, u: s.u)).sum()) * s.w.squareRoot())
         }
         return TukeyBiweight.weights(z)
     }
@@ -266,21 +298,20 @@ struct RowBandingFit {
         /// Terms of γ(t).
         var terms: Int
 
-        /// For a group: the factor of P (2δ·γ(t) and the ambient frame's banding) and r's banding
-        /// change (the same for every pixel).
-        func parts(_ g: Group, frequencies: [Double]) -> (slope: Double, offset: Double) {
+        /// For a group: the model's factor of each regressor kind (`Group.kinds`): r's banding change
+        /// (the same for every pixel), then the factors of P, P·u and P·u² (2δ·γ(t, u) and the
+        /// ambient frame's banding).
+        func parts(_ g: Group, frequencies: [Double]) -> SIMD4<Double> {
             let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
-            var slope = 0.0, offset = 0.0
-            for i in x.indices {
-                if RowBandingFit.isProportionalToP(i, terms: terms) { slope += coefficients[i] * x[i] } else { offset += coefficients[i] * x[i] }
-            }
-            return (slope, offset)
+            var factors = SIMD4<Double>()
+            for i in x.indices { factors[RowBandingFit.kind(i, terms: terms)] += coefficients[i] * x[i] }
+            return factors
         }
 
         /// r's banding Δ at frame fraction `t`: Σ a cos 2πνt + b sin 2πνt.
         func banding(atFrameFraction t: Double, frequencies: [Double]) -> Double {
             frequencies.enumerated().reduce(0) { sum, c in
-                let k = terms + 4 * c.offset, w = 2 * Double.pi * c.element * t
+                let k = RowBandingFit.firstBanding(terms: terms) + 4 * c.offset, w = 2 * Double.pi * c.element * t
                 return sum + coefficients[k] * cos(w) + coefficients[k + 1] * sin(w)
             }
         }
@@ -288,8 +319,9 @@ struct RowBandingFit {
         /// Each group's weighted mean residual.
         func groupResiduals(_ groups: [Group], frequencies: [Double]) -> [Double] {
             groups.map { g in
-                let (slope, offset) = parts(g, frequencies: frequencies)
-                return g.s0 > 0 ? (g.sd - slope * g.s1 - offset * g.s0) / g.s0 : 0
+                let factors = parts(g, frequencies: frequencies)
+                let m = g.moments.lowHalf.lowHalf  // Σw·φ
+                return g.s0 > 0 ? (g.targets[0] - (factors * m).sum()) / g.s0 : 0
             }
         }
 
@@ -303,28 +335,35 @@ struct RowBandingFit {
         func bandingVariance(_ groups: [Group], frequencies: [Double]) -> Double {
             let k = frequencies.count, m = parameterCount, n = m + k
             guard k > 0 else { return 0 }
-            // Columns of J as (common part, part proportional to P): the basis, then ∂/∂ν_k.
+            // Columns of J by regressor kind (`Group.kinds`): the basis, then ∂/∂ν_k (r's part common,
+            // the ambient frame's proportional to P).
             var ata = [Double](repeating: 0, count: n * n)
-            var common = [Double](repeating: 0, count: n), slope = [Double](repeating: 0, count: n)
+            var columns = [SIMD4<Double>](repeating: .zero, count: n)
+            let first = RowBandingFit.firstBanding(terms: terms)
             for g in groups where g.s0 > 0 {
                 let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
                 for i in 0..<m {
-                    if RowBandingFit.isProportionalToP(i, terms: terms) { common[i] = 0; slope[i] = x[i] } else { common[i] = x[i]; slope[i] = 0 }
+                    columns[i] = .zero
+                    columns[i][RowBandingFit.kind(i, terms: terms)] = x[i]
                 }
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu, j = terms + 4 * c
+                    let w = 2 * Double.pi * nu, j = first + 4 * c
                     let amp = 2 * sin(w * g.halfSpan), dAmp = 4 * Double.pi * g.halfSpan * cos(w * g.halfSpan)
                     let sn = sin(w * g.t), cs = cos(w * g.t), tw = 2 * Double.pi * g.t
                     // ∂/∂ν of −amp·sin(wt) and of amp·cos(wt).
                     let dx0 = -dAmp * sn - amp * tw * cs, dx1 = dAmp * cs - amp * tw * sn
-                    common[m + c] = coefficients[j] * dx0 + coefficients[j + 1] * dx1
-                    slope[m + c] = coefficients[j + 2] * dx0 + coefficients[j + 3] * dx1
+                    columns[m + c] = SIMD4(coefficients[j] * dx0 + coefficients[j + 1] * dx1,
+                                           coefficients[j + 2] * dx0 + coefficients[j + 3] * dx1, 0, 0)
                 }
+                let mo = g.moments
                 for i in 0..<n {
-                    for l in 0...i {
-                        ata[i * n + l] += common[i] * common[l] * g.s0 + (common[i] * slope[l] + slope[i] * common[l]) * g.s1
-                            + slope[i] * slope[l] * g.s2
-                    }
+                    let a = columns[i]
+                    // Mᵀ·a (M symmetric): the moments' rows weighted by a.
+                    var ma: SIMD4<Double> = a[0] * mo.lowHalf.lowHalf
+                    ma += a[1] * mo.lowHalf.highHalf
+                    ma += a[2] * mo.highHalf.lowHalf
+                    ma += a[3] * mo.highHalf.highHalf
+                    for l in 0...i { ata[i * n + l] += (ma * columns[l]).sum() }
                 }
             }
             for i in 0..<n { for l in 0..<i { ata[l * n + i] = ata[i * n + l] } }
@@ -332,7 +371,7 @@ struct RowBandingFit {
             let scale = rssBetween / Double(max(1, groups.count - n)) * Double(groups.count) / max(totalWeight, 1e-300)
                 * max(1, totalWeight / Double(groups.count))
             // The covariance's rows of r's banding parameters (a, b of each component and the ν's).
-            let index = (0..<k).flatMap { [terms + 4 * $0, terms + 4 * $0 + 1] } + (0..<k).map { m + $0 }
+            let index = (0..<k).flatMap { [first + 4 * $0, first + 4 * $0 + 1] } + (0..<k).map { m + $0 }
             var cov = [[Double]]()
             for i in index {
                 var e = [Double](repeating: 0, count: n); e[i] = 1
@@ -345,7 +384,7 @@ struct RowBandingFit {
             for r in 0..<rows {
                 let t = (Double(r) + 0.5) / Double(rows)
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu * t, j = terms + 4 * c
+                    let w = 2 * Double.pi * nu * t, j = first + 4 * c
                     grad[2 * c] = cos(w); grad[2 * c + 1] = sin(w)
                     grad[2 * k + c] = 2 * Double.pi * t * (-coefficients[j] * sin(w) + coefficients[j + 1] * cos(w))
                 }
@@ -355,20 +394,30 @@ struct RowBandingFit {
         }
     }
 
-    /// Whether coefficient `i` multiplies P: γ's terms and the ambient frame's banding (layout: γ
-    /// terms, then per component a, b of r's banding and α, β of the ambient frame's).
-    static func isProportionalToP(_ i: Int, terms: Int) -> Bool {
-        i < terms || (i - terms) % 4 >= 2
+    /// Index of the first banding coefficient: after γ's `terms` powers of s and its `columnTerms`.
+    static func firstBanding(terms: Int) -> Int { terms + columnTerms.count }
+
+    /// The regressor kind (`Group.kinds`) coefficient `i` multiplies: 0 for r's banding (layout: γ's
+    /// powers of s and its column terms, then per component a, b of r's banding and α, β of the
+    /// ambient frame's, which are proportional to P).
+    static func kind(_ i: Int, terms: Int) -> Int {
+        if i < terms { return 1 }
+        let first = firstBanding(terms: terms)
+        if i < first { return 1 + columnTerms[i - terms].column }
+        return (i - first) % 4 >= 2 ? 1 : 0
     }
 
-    /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by P).
+    /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by
+    /// their kind: P, P·u or P·u²).
     static func basis(_ g: Group, frequencies: [Double], terms: Int) -> [Double] {
-        var x = [Double](repeating: 0, count: terms + 4 * frequencies.count)
+        let first = firstBanding(terms: terms)
+        var x = [Double](repeating: 0, count: first + 4 * frequencies.count)
         let s = 2 * g.t - 1
         var p = 2 * g.halfSpan
         for i in 0..<terms { x[i] = p; p *= s }
+        for (j, term) in columnTerms.enumerated() { x[terms + j] = 2 * g.halfSpan * (term.power == 0 ? 1 : s) }
         for (k, nu) in frequencies.enumerated() {
-            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = terms + 4 * k
+            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = first + 4 * k
             x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
             // 1/G_A ≈ 1 − (α cos + β sin): its change over ±δ, times P.
             x[c + 2] = x[c]; x[c + 3] = x[c + 1]
@@ -376,20 +425,18 @@ struct RowBandingFit {
         return x
     }
 
-    /// Fits every pixel's `d = P·[2δ·Σᵢ γᵢsⁱ + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
-    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `s = 2t − 1`, i < `terms`, from the groups' sums.
+    /// Fits every pixel's `d = P·[2δ·γ(t, u) + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
+    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `γ = Σᵢ γᵢsⁱ + Σ γⱼ·s^pⱼ·u^kⱼ` (`s = 2t − 1`,
+    /// i < `terms`, j over `columnTerms`), from the groups' sums.
     static func solve(_ groups: [Group], frequencies: [Double], terms: Int = slopeTerms) -> Solution? {
-        let m = terms + 4 * frequencies.count
+        let m = firstBanding(terms: terms) + 4 * frequencies.count
         var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
-        let proportional = (0..<m).map { isProportionalToP($0, terms: terms) }
+        let kinds = (0..<m).map { kind($0, terms: terms) }
         for g in groups where g.s0 > 0 {
             let x = basis(g, frequencies: frequencies, terms: terms)
             for i in 0..<m {
-                atb[i] += x[i] * (proportional[i] ? g.spd : g.sd)
-                for j in 0...i {
-                    let sw = proportional[i] && proportional[j] ? g.s2 : (proportional[i] || proportional[j] ? g.s1 : g.s0)
-                    ata[i * m + j] += x[i] * x[j] * sw
-                }
+                atb[i] += x[i] * g.targets[kinds[i]]
+                for j in 0...i { ata[i * m + j] += x[i] * x[j] * g.moments[kinds[i] * 4 + kinds[j]] }
             }
         }
         for i in 0..<m { for j in 0..<i { ata[j * m + i] = ata[i * m + j] } }
