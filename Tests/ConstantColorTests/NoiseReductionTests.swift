@@ -118,8 +118,7 @@ struct NoiseReductionTests {
                                               reusing: [Float](repeating: .nan, count: 3 * n), scratch: &scratch)
         let planes = 10 * fresh.lowWidth * fresh.lowHeight
         #expect(recycled.planes.count == planes)
-        #expect(Array(fresh.planes[(fresh.firstPlane * fresh.lowWidth * fresh.lowHeight)...].prefix(planes))
-                .elementsEqual(recycled.planes[...]) { $0.bitPattern == $1.bitPattern })
+        #expect(fresh.planes.prefix(planes).elementsEqual(recycled.planes[...]) { $0.bitPattern == $1.bitPattern })
         // The scratch array came back holding the same buffer (reused, not replaced).
         #expect(scratch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == scratchAddress)
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)

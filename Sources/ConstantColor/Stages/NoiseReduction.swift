@@ -215,7 +215,7 @@ public struct NoiseReduction: Sendable {
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
             for k in 3...12 { box(k) }
         }}}}
-        return GuidedModel(width: w, height: h, subsampling: s, planes: planes, firstPlane: 0)
+        return GuidedModel(width: w, height: h, subsampling: s, planes: planes)
     }
 }
 
@@ -230,19 +230,17 @@ public struct GuidedModel: Sendable {
     public let subsampling: Int
     /// Low-resolution size.
     public let lowWidth: Int, lowHeight: Int
-    /// Planes of `lowWidth × lowHeight`; from `firstPlane` on, ten of them: for c in 0..<3, `Σw·a_c`
-    /// at 3c, `Σw·b_c` at 3c+1, `Σw·sd_c` at 3c+2; `Σw` at 9.
+    /// Ten planes of `lowWidth × lowHeight`: for c in 0..<3, `Σw·a_c` at 3c, `Σw·b_c` at 3c+1,
+    /// `Σw·sd_c` at 3c+2; `Σw` at 9.
     public let planes: [Float]
-    /// Index of the first of the ten planes in `planes`.
-    public let firstPlane: Int
 
     /// A model for a `width × height` frame from its planes.
-    public init(width: Int, height: Int, subsampling: Int, planes: [Float], firstPlane: Int) {
+    public init(width: Int, height: Int, subsampling: Int, planes: [Float]) {
         self.width = width; self.height = height; self.subsampling = subsampling
         lowWidth = (width + subsampling - 1) / subsampling
         lowHeight = (height + subsampling - 1) / subsampling
-        precondition(planes.count >= (firstPlane + 10) * lowWidth * lowHeight)
-        self.planes = planes; self.firstPlane = firstPlane
+        precondition(planes.count >= 10 * lowWidth * lowHeight)
+        self.planes = planes
     }
 
     /// Bilinear taps of full-resolution coordinate `i` (pixel centre `i + 0.5`) on a low-resolution
@@ -258,7 +256,7 @@ public struct GuidedModel: Sendable {
         let (y0, y1, t) = Self.taps(y, subsampling: subsampling, count: lowHeight)
         let ln = lowWidth * lowHeight
         for j in 0..<10 {
-            let a = p + (firstPlane + j) * ln + y0 * lowWidth, b = p + (firstPlane + j) * ln + y1 * lowWidth, o = row + j * lowWidth
+            let a = p + j * ln + y0 * lowWidth, b = p + j * ln + y1 * lowWidth, o = row + j * lowWidth
             for x in 0..<lowWidth { o[x] = a[x] + t * (b[x] - a[x]) }
         }
     }

@@ -14,12 +14,12 @@ import Foundation
 /// Two spans are used: b = 1 row (every frequency up to one cycle per six rows) and b = height/40
 /// (less noise for the slow mains banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt`
 /// over ±δ is `2 sin(2πνδ)·(−a sin 2πνt + b cos 2πνt)`, exactly; components (at least
-/// `resolution` apart) are
-/// added one at a time (frequency scanned from 0.8 cycles per frame to one cycle per 6 rows, then
-/// refined by golden-section search) while an F-test against the model without it exceeds
-/// `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far beyond the 10⁻⁵
-/// level even after the scan's many trials). The coarse scan uses a line γ, the refinement, test
-/// and final fit a cubic one (`slopeTerms`, `smoothTerms`): at megapixel sizes the rows are so
+/// `resolution` apart) are added one at a time (frequency scanned from 0.8 cycles per frame to one
+/// cycle per 6 rows, then refined by golden-section search) while an F-test against the model
+/// without it exceeds `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far
+/// beyond the 10⁻⁵ level even after the scan's many trials). In t, the coarse scan uses a line γ,
+/// the refinement, test and final fit a cubic one (`slopeTerms`, `smoothTerms`; the column terms
+/// are in both): at megapixel sizes the rows are so
 /// precise that the line's misfit to a real fall-off would otherwise pass as banding (issue 7:
 /// 1.4–1.5 cycles, 0.5 %) or bend a real component's frequency.
 struct RowBandingFit {
@@ -49,12 +49,13 @@ struct RowBandingFit {
         }
         return (l, max(l, h))
     }
-    /// Terms of the polynomial γ(t) of the coarse frequency scan (and the robust weights): a line,
+
+    /// Powers of s in γ(t, u) of the coarse frequency scan (and the robust weights): a line,
     /// the fall-off's main part. A cubic there is nearly collinear with the ambient frame's own
     /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and leads the scan astray
     /// (100 Hz over a 20 ms readout, 2.0 cycles, came out at 2.2 with spurious 3.1 and 4.0 at 1 MP).
     static let slopeTerms = 2
-    /// Terms of the polynomial γ(t) of the refinement, the F-test and the final fit: a cubic. A point
+    /// Powers of s in γ(t, u) of the refinement, the F-test and the final fit: a cubic. A point
     /// flash's `∂log E/∂y = −3y/(d² + x² + y²)` is a line only near the axis; over a frame its cubic
     /// part is 10–15 % of the linear one (fitted γ ≈ −1.18 s + 0.15 s³ on a 12 MP render). Left to a
     /// line, that misfit looks like a 1.4–1.5 cycle sinusoid of 0.3–0.5 % amplitude, and with
@@ -295,7 +296,7 @@ struct RowBandingFit {
     /// A weighted least-squares fit.
     struct Solution {
         var coefficients: [Double], normal: [Double], rssBetween: Double, parameterCount: Int
-        /// Terms of γ(t).
+        /// Powers of s in γ (its `columnTerms` follow them).
         var terms: Int
 
         /// For a group: the model's factor of each regressor kind (`Group.kinds`): r's banding change
@@ -415,7 +416,7 @@ struct RowBandingFit {
         let s = 2 * g.t - 1
         var p = 2 * g.halfSpan
         for i in 0..<terms { x[i] = p; p *= s }
-        for (j, term) in columnTerms.enumerated() { x[terms + j] = 2 * g.halfSpan * (term.power == 0 ? 1 : s) }
+        for (j, term) in columnTerms.enumerated() { x[terms + j] = 2 * g.halfSpan * pow(s, Double(term.power)) }
         for (k, nu) in frequencies.enumerated() {
             let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = first + 4 * k
             x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
