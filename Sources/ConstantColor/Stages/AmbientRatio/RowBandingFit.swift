@@ -147,7 +147,8 @@ struct RowBandingFit {
             guard let coarse = best else { break }
             // ±0.3 cycle: the scan's periodogram (r's part only, line γ) put 100 Hz's peak at 1.8
             // instead of 2.0 cycles at 12 MP, and a ±0.1 bracket stopped the refinement at its edge.
-            var (lo, hi) = resolvable(coarse.nu - 3 * step, coarse.nu + 3 * step, around: coarse.nu, from: found)
+            let bracket = resolvable(coarse.nu - 3 * step, coarse.nu + 3 * step, around: coarse.nu, from: found)
+            var (lo, hi) = bracket
             let g = (5.0.squareRoot() - 1) / 2
             // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
             // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
@@ -159,7 +160,11 @@ struct RowBandingFit {
                 else { lo = c; c = d; fc = fd; d = lo + g * (hi - lo); fd = rss(d) }
             }
             let nuBest = fc < fd ? c : d
-            guard let with = solve(stats, frequencies: found + [nuBest]) else { break }
+            // One that ends on the resolution limit is not resolved from its neighbour: it fits what
+            // the neighbour's model leaves (0.003 at 1.00 cycle beside 100 Hz's 2.00 on a 3 MP render).
+            let limited = (bracket.0 > coarse.nu - 3 * step && nuBest - bracket.0 < 1e-3)
+                || (bracket.1 < coarse.nu + 3 * step && bracket.1 - nuBest < 1e-3)
+            guard !limited, let with = solve(stats, frequencies: found + [nuBest]) else { break }
             // The F-test and the amplitude are judged with the cubic γ (`smoothTerms`): a sinusoid
             // the fall-off's smooth shape explains as well is not banding.
             guard let smoothBase = solve(stats, frequencies: found, terms: smoothTerms),
