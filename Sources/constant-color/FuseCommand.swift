@@ -128,6 +128,9 @@ struct FuseCommand: ParsableCommand {
         if let report {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            // A quantity that could not be measured (e.g. the registration residual of featureless
+            // frames, infinite) is written as the string "inf" / "-inf" / "nan": JSON has no such numbers.
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             try AtomicFile.write(try encoder.encode(result.report), to: report, protectedPaths: inputs)
         }
         progress.say(String(format: "done in %.2f s (decode %.2f, pipeline %.2f, encode %.2f)",

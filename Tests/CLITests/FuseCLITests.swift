@@ -94,6 +94,40 @@ struct FuseCLITests {
         try expectBadInput(pair, pair.fuseArguments(), mention: "camera.json")
     }
 
+    @Test("data below the profile's black level (8-bit-like values read with a black level of 256) is no measurement: confidence 0, fallback")
+    func belowBlackLevel() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (name, flash, exposure) in [("flash.tif", true, PairFolder.flashExposure), ("ambient.tif", false, PairFolder.ambientExposure)] {
+            var img = PairFolder.frame(flash: flash)
+            for i in img.samples.indices { img.samples[i] = (img.samples[i] / 512).rounded(.down) }
+            #expect(img.samples.max()! < 200)
+            try TIFFWriter.write(img, to: pair.file(name), options: TIFFWriteOptions(sampleType: .uint16, exposure: exposure))
+        }
+        let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json"), "--measurement-confidence", pair.file("m.tif")]))
+        #expect(r.status != 2, "\(r.stderr)")
+        let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
+        #expect(report["decision"]?.string == "fallback")
+        #expect(try #require(report["centerWeightedMeanConfidence"]?.double) == 0)
+        #expect(try TIFFReader.read(path: pair.file("m.tif")).image.samples.allSatisfy { $0 == 0 })
+    }
+
+    @Test("featureless frames: the registration residual cannot be measured and the report says so (\"inf\"), still valid JSON")
+    func featurelessReport() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (name, level, exposure) in [("flash.tif", Float(9000), PairFolder.flashExposure), ("ambient.tif", Float(3000), PairFolder.ambientExposure)] {
+            var img = PairFolder.frame(flash: true)
+            for i in img.samples.indices { img.samples[i] = level }
+            try TIFFWriter.write(img, to: pair.file(name), options: TIFFWriteOptions(sampleType: .uint16, exposure: exposure))
+        }
+        let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json")]))
+        #expect(r.status != 2, "\(r.stderr)")
+        let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
+        let residual = try #require(report["registration"]?.object?["residual"])
+        #expect(residual.double.map { $0.isFinite } ?? (residual.string == "inf"), "\(residual)")
+    }
+
     @Test("NaN in a float frame: exit 2")
     func nanInput() throws {
         let pair = try PairFolder()

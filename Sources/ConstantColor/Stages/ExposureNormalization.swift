@@ -39,13 +39,14 @@ public struct FrameNoise: Sendable, Equatable {
 public struct LinearFrame: Sendable {
     /// Normalized camera RGB, 3 planes.
     public var image: PlanarImage
-    /// 1 where any channel was at or near the white level, else 0; row-major, one byte a pixel.
+    /// 1 where any channel was at or near the white level or far below the black level
+    /// (`ExposureNormalization.floorReadNoiseDeviations`), else 0; row-major, one byte a pixel.
     public var clipped: [UInt8]
     /// The per-pixel noise model in normalized units.
     public var noise: FrameNoise
     /// The exposure the frame was taken with.
     public var exposure: ExposureSettings
-    /// Fraction of pixels flagged as clipped.
+    /// Fraction of pixels flagged as clipped (at either end).
     public var clippedFraction: Double {
         guard !clipped.isEmpty else { return 0 }
         return Double(countBytes(clipped, withAnyBitOf: 0xFF)) / Double(clipped.count)
@@ -58,11 +59,17 @@ public struct LinearFrame: Sendable {
     }
 }
 
-/// Stage 2 of SPEC: black level, clipping flags and exposure normalization.
+/// Stage 2 of SPEC: black level, clipping flags (white level, and far below black) and exposure
+/// normalization.
 public enum ExposureNormalization {
     /// Fraction of the black-to-white range above which a sample counts as clipped ("at or near the
     /// white level"): raw clipping is often a little below the nominal white level.
     public static let clippingFraction: Double = 0.98
+    /// A sample more than this many read-noise standard deviations (and 1 DN) below the black level
+    /// is not a measurement: Gaussian read noise reaches it once in 10⁹ samples, so the data's black
+    /// level is not the profile's (black already subtracted, 8-bit data read with a 16-bit profile)
+    /// or the sensor's floor cut it. Such pixels are flagged like clipped ones (no information).
+    public static let floorReadNoiseDeviations: Double = 6
 
     /// Normalizes a decoded frame in data numbers (3 planes) with the camera's levels and noise.
     /// The samples are rewritten in place when the caller hands over the only reference to them
@@ -71,6 +78,8 @@ public enum ExposureNormalization {
         precondition(raw.channelCount == 3, "camera RGB has 3 channels")
         let black = Float(camera.blackLevel)
         let clipDN = Float(camera.blackLevel + clippingFraction * (camera.whiteLevel - camera.blackLevel))
+        let readNoiseDN = camera.noise.coefficients(iso: exposure.isoSpeed).readVarianceDN2.squareRoot()
+        let floorDN = Float(camera.blackLevel - floorReadNoiseDeviations * readNoiseDN - 1)
         let inverseScale = Float(1 / exposure.radiometricScale)
         let n = raw.pixelCount
         let width = raw.width
@@ -91,6 +100,7 @@ public enum ExposureNormalization {
                     while i + 8 <= end {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
                         let clipped = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
+                            .| (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN)
                         // (A lane of a mask is all ones or zero: its low bit is the flag.)
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(clipped, to: SIMD8<Int32>.self) & 1)
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
@@ -100,7 +110,7 @@ public enum ExposureNormalization {
                     }
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
-                        clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN) ? 1 : 0
+                        clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN || r < floorDN || g < floorDN || b < floorDN) ? 1 : 0
                         dst[i] = (r - black) * inverseScale
                         dst[n + i] = (g - black) * inverseScale
                         dst[2 * n + i] = (b - black) * inverseScale
