@@ -67,6 +67,23 @@ struct NoiseReductionTests {
         #expect(filteredError < 0.5 * rawError, "error energy ratio \(filteredError / rawError)")
     }
 
+    @Test("where the ambient frame is brighter than the flash frame (D far below zero, uniformly) confidence goes to zero; elsewhere it stays")
+    func negativeEstimate() {
+        let (f, a0, _) = frames(SyntheticScene())
+        var a = a0
+        // Ten times the ambient inside the green square (100, 40, half-size 16): F − A < 0 there, as
+        // smooth as the square itself, so the guided model fits it without any misfit.
+        let n = a.image.pixelCount, w = a.image.width
+        for c in 0..<3 { for y in 26..<54 { for x in 86..<114 { a.image.samples[c * n + y * w + x] *= 10 } } }
+        var d = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        let confidence = Self.filter(&d, flash: f).confidence
+        var inside: Float = 0
+        for y in 32..<48 { for x in 92..<108 { inside = max(inside, confidence[x, y, 0]) } }
+        #expect(d.difference[100, 40, 1] < 0)
+        #expect(inside < 0.05, "max confidence where D < 0: \(inside)")
+        #expect(confidence[60, 85, 0] > 0.8, "blue square \(confidence[60, 85, 0])")
+    }
+
     @Test("a uniform patch keeps its mean: the filter does not bias flat regions")
     func unbiased() {
         let (f, a, truth) = frames(SyntheticScene())

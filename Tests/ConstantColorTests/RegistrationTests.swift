@@ -33,6 +33,28 @@ struct RegistrationTests {
         return (sum / n).squareRoot()
     }
 
+    @Test("an ambient frame without light (a dark room: read noise only, or exactly black) is not registered: identity, residual unmeasured; a dim one still is")
+    func darkAmbient() {
+        let cam = SyntheticScene.camera
+        let f = ExposureNormalization.normalize(raw: scene.render(flashGain: 3e6, ambient: .zero, exposure: flashExposure, seed: 1),
+                                                exposure: flashExposure, camera: cam)
+        let noise = ExposureNormalization.normalize(raw: scene.render(flashGain: 0, ambient: .zero, exposure: ambientExposure, seed: 2),
+                                                    exposure: ambientExposure, camera: cam)
+        var black = noise
+        for i in black.image.samples.indices { black.image.samples[i] = 0 }
+        for a in [noise, black] {
+            let r = Registration.register(flash: f, ambient: a)
+            #expect(r.ambientFromFlash == .identity && r.residual == .infinity, "\(r.ambientFromFlash.rows) \(r.residual)")
+        }
+        // A dim ambient (a few hundred electrons) with a real shift is still found.
+        let truth = Matrix3([1, 0, 1.37, 0, 1, -0.62, 0, 0, 1])
+        let dim = ExposureNormalization.normalize(
+            raw: scene.render(flashGain: 0, ambient: SIMD3(4e4, 3.5e4, 2e4), ambientFromFlash: truth, exposure: ambientExposure, seed: 2),
+            exposure: ambientExposure, camera: cam)
+        let r = Registration.register(flash: f, ambient: dim)
+        #expect(rmsError(r.ambientFromFlash, truth) < 0.1 && r.residual.isFinite, "\(rmsError(r.ambientFromFlash, truth))")
+    }
+
     @Test("recovers a known sub-pixel shift and picks translation")
     func shift() {
         let truth = Matrix3([1, 0, 1.37, 0, 1, -0.62, 0, 0, 1])

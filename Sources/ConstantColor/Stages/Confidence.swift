@@ -14,7 +14,9 @@
 ///   `exposureRatioUncertainty` δ: the subtracted ambient `A = F − D` is off by `δ·A`. It is what makes
 ///   bright ambient light untrustworthy even where the noise is averaged away.
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
-/// does not explain; the model's misfit is part of its variance, so σ grows there too.
+/// does not explain; the model's misfit is part of its variance, so σ grows there too. And where a
+/// channel of the result is negative beyond two of its standard deviations (the flash frame darker
+/// than the ambient: no light can do that), the shortfall is an error of at least that size.
 /// Lightness is left out because the flash's fall-off and the subject's distance set it: the
 /// constant-colour quantity is chroma and hue. A ΔE*ab σ overstated saturated colours' error several
 /// times (S_C = 1 + 0.045 C* is 4.6 at C* = 80).
@@ -320,6 +322,15 @@ public enum Confidence {
         }
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
+        // Light cannot be negative: a channel of the flash-only estimate further below zero than twice
+        // its standard deviation is off by at least that much (a wrong ambient sample: local motion,
+        // misregistration, an ambient brighter than the flash frame), counted as a correlated error.
+        @inline(always) func unphysical(_ v: Lanes, _ variance: Lanes) -> Lanes {
+            let e = v + 2 * variance.squareRoot()
+            return e.replacing(with: zero, where: e .> zero)
+        }
+        total += correlated(unphysical(r.value, r.independent), unphysical(g.value, g.independent),
+                            unphysical(bl.value, bl.independent))
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
         c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0

@@ -55,7 +55,8 @@ public struct RegistrationResult: Sendable {
 /// that moved shadows and specular highlights do not pull the estimate; an exhaustive integer
 /// search at the coarsest level widens the capture range.
 public enum Registration {
-    /// Registers `ambient` to `flash` (same size).
+    /// Registers `ambient` to `flash` (same size). An ambient frame without light above its read noise
+    /// is not registered: identity, with an infinite (unmeasured) residual.
     public static func register(flash: LinearFrame, ambient: LinearFrame,
                                 options: RegistrationOptions = RegistrationOptions()) -> RegistrationResult {
         precondition(flash.image.width == ambient.image.width && flash.image.height == ambient.image.height)
@@ -80,6 +81,11 @@ public enum Registration {
             flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
             ambientLevels[0] = ambientLevels[0].map { $0.downsampled2x() }
             readF /= 2; readA /= 2
+        }
+        // An ambient frame with no light above its read noise (a dark room) has nothing to align, and
+        // its alignment does not matter (it adds nothing to D): a fit would only follow the noise.
+        if ambientLevels[0].allSatisfy({ Self.meanSignal($0) <= Double(Self.noSignalReadNoiseMultiple * readA) }) {
+            return RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: .infinity, residualByModel: [:])
         }
         var levelReadF = [readF], levelReadA = [readA]
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
@@ -164,6 +170,17 @@ public enum Registration {
         return RegistrationResult(model: chosen.warp.model,
                                   ambientFromFlash: pixelMatrix(chosen.warp, width: width, height: height),
                                   residual: chosen.cost, residualByModel: residuals)
+    }
+
+    /// An ambient frame whose every channel's mean at the working level is at most this many read-noise
+    /// standard deviations (of a working-level sample) carries no light to register against.
+    static let noSignalReadNoiseMultiple: Float = 3
+
+    /// Mean of a plane's samples (negative noise counts as zero signal).
+    static func meanSignal(_ plane: GrayImage) -> Double {
+        var sum: Double = 0
+        for v in plane.pixels { sum += Double(max(0, v)) }
+        return sum / Double(max(1, plane.pixels.count))
     }
 
     /// The normalized warp as a matrix on full-resolution pixel coordinates.
