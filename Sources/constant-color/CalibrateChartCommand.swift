@@ -63,6 +63,10 @@ struct CalibrateChart: ParsableCommand {
     }
 
     func run() throws {
+        // Both outputs checked before anything is written.
+        for out in [cameraOut, flashOut] {
+            try AtomicFile.checkDestination(out, protectedPaths: [capture, chart] + [ambient, camera, dark].compactMap { $0 })
+        }
         let progress = Progress()
         let existing = try camera.map { try CameraProfile(path: $0) }
         let black = blackLevel ?? existing!.blackLevel, white = whiteLevel ?? existing!.whiteLevel

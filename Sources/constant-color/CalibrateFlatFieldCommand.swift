@@ -52,6 +52,7 @@ struct CalibrateFlatField: ParsableCommand {
         if AtomicFile.isProtected(flashOut, protectedPaths: inputs) {
             throw CLIError(file: flashOut, problem: "is an input; outputs never overwrite inputs")
         }
+        try AtomicFile.checkDestination(flashOut)
         let cameraProfile = try CameraProfile(path: camera)
         var profile = try FlashProfile(path: flashProfile)
         let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)

@@ -45,6 +45,10 @@ struct CalibrateSpectral: ParsableCommand {
     func run() throws {
         let library = try spectra.map { try SpectralLibrary(directory: $0) } ?? SpectralLibrary()
         let trainingPath = training ?? library.path(SpectralLibrary.File.trainingRawtoaces)
+        // Both outputs checked before anything is written.
+        for out in [cameraOut, flashOut] {
+            try AtomicFile.checkDestination(out, protectedPaths: [cameraSensitivity, flashSpd, trainingPath])
+        }
         let sensitivityJSON = try JSONValue.read(path: cameraSensitivity)
         let sensitivity = try CameraSensitivity(json: sensitivityJSON, file: cameraSensitivity)
         let flashJSON = try JSONValue.read(path: flashSpd)

@@ -62,9 +62,11 @@ struct FuseCommand: ParsableCommand {
         let progress = Progress()
         var timer = StageTimer()
         let inputs = [flash, ambient, camera, flashProfile]
-        for out in [output, confidence, measurementConfidence, report, fallback, linear].compactMap({ $0 })
-        where AtomicFile.isProtected(out, protectedPaths: inputs) {
-            throw CLIError(file: out, problem: "is an input; outputs never overwrite inputs")
+        for out in [output, confidence, measurementConfidence, report, fallback, linear].compactMap({ $0 }) {
+            if AtomicFile.isProtected(out, protectedPaths: inputs) {
+                throw CLIError(file: out, problem: "is an input; outputs never overwrite inputs")
+            }
+            try AtomicFile.checkDestination(out)
         }
         // Read and check everything before writing anything.
         let cameraProfile = try CameraProfile(path: camera)

@@ -71,6 +71,9 @@ struct ValidateCommand: ParsableCommand {
         let cameraProfile = try CameraProfile(path: camera)
         let flashProfile = try FlashProfile(path: flash)
         let folders = try ValidationRun.conditionFolders(in: directory)
+        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
+        // The outputs checked before the (long) run, so that it cannot end in an unwritable report.
+        for out in [json, html].compactMap({ $0 }) { try AtomicFile.checkDestination(out, protectedPaths: inputs) }
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {
             let start = Date()
@@ -159,7 +162,6 @@ struct ValidateCommand: ParsableCommand {
             print(String(format: "%@ %@: %.3f (tolerance %@)", c.passed ? "pass" : "FAIL", c.metric, c.value, c.tolerance))
         }
 
-        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         if let path = json {
             let document: JSONValue = .object([
                 "version": .string(ConstantColorVersion.current), "directory": .string(directory),

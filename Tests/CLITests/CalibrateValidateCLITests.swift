@@ -132,6 +132,23 @@ struct CalibrateValidateCLITests {
         let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/chart-nikon5100.camera.json",
                              "--flash", Self.root + "/calibration/chart-phosphor-led-yag.flash.json"])
         #expect(r.status == 2 && r.stderr.contains("no condition folders"), "\(r.stderr)")
+        // validate: a folder that does not exist; a condition folder that lost a file (skipping it
+        // would change the set's figures silently); a report into a missing folder, refused before the run.
+        let profiles = ["--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                        "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"]
+        let absent = try CLI.run(["validate", dir.appendingPathComponent("absent").path] + profiles)
+        #expect(absent.status == 2 && absent.stderr.contains("absent: no such folder"), "\(absent.stderr)")
+        let set = dir.appendingPathComponent("set")
+        for n in ["10lux-3000K-on", "200lux-4000K-on"] {
+            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/" + n, toPath: set.appendingPathComponent(n).path)
+        }
+        let unwritable = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("nowhere/v.json").path] + profiles)
+        #expect(unwritable.status == 2 && unwritable.stderr.contains("nowhere") && unwritable.stderr.contains("does not exist")
+                && !unwritable.stderr.contains("[1/"), "\(unwritable.stderr)")
+        try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
+        let incomplete = try CLI.run(["validate", set.path] + profiles)
+        #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),
+                "\(incomplete.stderr)")
     }
 
     /// Independent scoring of one condition: fuse, per-channel median over the patch square (pixel

@@ -128,6 +128,19 @@ struct FuseCLITests {
         #expect(residual.double.map { $0.isFinite } ?? (residual.string == "inf"), "\(residual)")
     }
 
+    @Test("an output that cannot be written (missing folder, a folder, empty path) is refused before the run: exit 2, no output of the set written")
+    func unwritableOutputs() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (extra, mention) in [(["--report", pair.file("missing/r.json")], "does not exist"), (["--confidence", pair.path], "is a folder"),
+                                 (["--linear", ""], "empty path")] {
+            let r = try CLI.run(pair.fuseArguments(extra))
+            #expect(r.status == 2 && r.stderr.contains(mention), "\(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").filter { $0.contains("error") }.count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: pair.file("out.tif")), "out.tif was written by a failed run")
+        }
+    }
+
     @Test("NaN in a float frame: exit 2")
     func nanInput() throws {
         let pair = try PairFolder()

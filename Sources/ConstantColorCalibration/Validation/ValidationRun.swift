@@ -8,6 +8,10 @@ public enum ValidationRun {
     public enum Failure: Error, CustomStringConvertible {
         /// The set folder cannot be listed or holds no condition folder.
         case noConditions(directory: String)
+        /// The set folder does not exist or is not a folder.
+        case notAFolder(directory: String)
+        /// A sub-folder holds some of a condition's files but not all.
+        case incompleteCondition(folder: String, missing: [String])
         /// A frame has no exposure data.
         case noExposure(file: String)
         /// A frame is not 3-channel.
@@ -20,6 +24,9 @@ public enum ValidationRun {
         public var description: String {
             switch self {
             case .noConditions(let d): return "\(d): no condition folders (sub-folders with flash.tif, ambient.tif and truth.json)"
+            case .notAFolder(let d): return "\(d): no such folder"
+            case .incompleteCondition(let f, let missing):
+                return "\(f): incomplete condition folder, missing \(missing.joined(separator: ", ")) (a condition needs flash.tif, ambient.tif and truth.json)"
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO)"
             case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
@@ -30,16 +37,26 @@ public enum ValidationRun {
     }
 
     /// The condition folders of a set, sorted by name: sub-folders holding `flash.tif`,
-    /// `ambient.tif` and `truth.json`. Other entries (a dark-room folder, a README) are skipped.
+    /// `ambient.tif` and `truth.json`. Other entries (a dark-room folder, a README) are skipped; a
+    /// sub-folder with some of the three files and not all is an error.
     public static func conditionFolders(in directory: String) throws -> [String] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-              let names = try? fm.contentsOfDirectory(atPath: directory) else {
-            throw Failure.noConditions(directory: directory)
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Failure.notAFolder(directory: directory)
         }
-        let folders = names.sorted().map { (directory as NSString).appendingPathComponent($0) }.filter { folder in
-            ["flash.tif", "ambient.tif", "truth.json"].allSatisfy { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+        guard let names = try? fm.contentsOfDirectory(atPath: directory) else { throw Failure.noConditions(directory: directory) }
+        let required = ["flash.tif", "ambient.tif", "truth.json"]
+        var folders: [String] = []
+        for folder in names.sorted().map({ (directory as NSString).appendingPathComponent($0) }) {
+            let present = required.filter { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+            // A folder with none of them (a dark-room folder) is not a condition; one with some is a
+            // condition that lost a file, and skipping it would change the set's figures silently.
+            if present.count == required.count {
+                folders.append(folder)
+            } else if !present.isEmpty {
+                throw Failure.incompleteCondition(folder: folder, missing: required.filter { !present.contains($0) })
+            }
         }
         guard !folders.isEmpty else { throw Failure.noConditions(directory: directory) }
         return folders

@@ -92,6 +92,26 @@ public enum AtomicFile {
         return folder.isEmpty ? temporaryName : (folder as NSString).appendingPathComponent(temporaryName)
     }
 
+    /// Checks before any work that `write(_:to:protectedPaths:)` can succeed at `path`: a non-empty
+    /// path, not one of `protectedPaths`, not a folder, in an existing folder this process may write
+    /// to. Commands call it for every output up front, so that a run that fails leaves no output of
+    /// its set written.
+    public static func checkDestination(_ path: String, protectedPaths: [String] = []) throws(AtomicFileError) {
+        guard !path.isEmpty else { throw .writeFailed(path: path, reason: "empty path") }
+        if isProtected(path, protectedPaths: protectedPaths) { throw .outputIsInput(path: path) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .writeFailed(path: path, reason: "it is a folder")
+        }
+        let folder = folderPath(of: path)
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .writeFailed(path: path, reason: "folder '\(folder)' does not exist")
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw .writeFailed(path: path, reason: "folder '\(folder)' is not writable (\(String(cString: strerror(errno))))")
+        }
+    }
+
     /// True when `path` names the same file as one of `protectedPaths`: after resolving symbolic
     /// links in both, or because both exist and share device and inode (hard links).
     public static func isProtected(_ path: String, protectedPaths: [String]) -> Bool {
