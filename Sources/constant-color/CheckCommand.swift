@@ -33,6 +33,7 @@ struct CheckCommand: ParsableCommand {
     func validate() throws {
         if let t = threshold, !(t >= 0 && t <= 1) { throw ValidationError("--threshold must be in [0, 1]") }
         if roi != nil && confidence == nil { throw ValidationError("--roi needs --confidence CONF.tif") }
+        if roi == nil && confidence != nil { throw ValidationError("--confidence needs --roi x,y,w,h (without it the report's mean is checked)") }
     }
 
     func run() throws {
@@ -40,6 +41,9 @@ struct CheckCommand: ParsableCommand {
         let r = try JSONObjectReader(json, file: report)
         let stored = try r.number("centerWeightedMeanConfidence")
         let limit = try threshold ?? r.number("threshold")
+        for (key, v) in [("centerWeightedMeanConfidence", stored), ("threshold", limit)] where !(v >= 0 && v <= 1) {
+            throw JSONFileError.invalidValue(file: report, key: key, expected: "in [0, 1] (is \(v))")
+        }
         var value = stored
         var what = "center-weighted mean confidence"
         if let roi, let confidence {
@@ -49,8 +53,11 @@ struct CheckCommand: ParsableCommand {
                 throw ValidationError("--roi '\(roi)' is not x,y,w,h with w, h > 0")
             }
             let map = try TIFFReader.read(path: confidence)
-            guard map.image.channelCount == 1 else {
-                throw CLIError(file: confidence, problem: "is not a single-channel confidence map")
+            guard map.image.channelCount == 1, map.isFloatingPoint else {
+                throw CLIError(file: confidence, problem: "is not a confidence map (one channel of 32-bit float, from fuse --confidence)")
+            }
+            if let bad = map.image.samples.first(where: { !($0 >= 0 && $0 <= 1) }) {
+                throw CLIError(file: confidence, problem: "is not a confidence map: it holds \(bad), outside [0, 1]")
             }
             guard x + w <= map.image.width, y + h <= map.image.height else {
                 throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(map.image.width)x\(map.image.height) map")

@@ -71,6 +71,9 @@ struct FuseCommand: ParsableCommand {
         // Read and check everything before writing anything.
         let cameraProfile = try CameraProfile(path: camera)
         let flashCalibration = try FlashProfile(path: flashProfile)
+        if let expected = flashCalibration.cameraName, expected != cameraProfile.name {
+            progress.say("warning: \(flashProfile) was calibrated for camera '\(expected)', and \(camera) is '\(cameraProfile.name)': its matrix and white are that camera's")
+        }
         if colorimetricUncertainty && flashCalibration.colorimetricUncertainty == nil {
             progress.say("warning: \(flashProfile) has no colorimetricUncertainty: the confidence map counts the measurement only, not the matrix's error by colour (calibrate spectral or chart writes it)")
         }

@@ -93,11 +93,15 @@ struct ValidateCommand: ParsableCommand {
         var checks = [
             ValidationHTMLReport.Check(metric: "accuracy, mean ΔE00\(luxNote)", value: accuracy,
                                        tolerance: String(format: "<= %g", maxAccuracy), passed: accuracy <= maxAccuracy),
-            ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
-                                       tolerance: String(format: "<= %g", maxRepeatability), passed: set.meanRepeatability <= maxRepeatability),
-            ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
-                                       tolerance: String(format: ">= %g", minVarianceReduction), passed: set.varianceReduction >= minVarianceReduction),
         ]
+        if scores.count >= 2 {
+            checks.append(ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
+                                                     tolerance: String(format: "<= %g", maxRepeatability),
+                                                     passed: set.meanRepeatability <= maxRepeatability))
+            checks.append(ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
+                                                     tolerance: String(format: ">= %g", minVarianceReduction),
+                                                     passed: set.varianceReduction >= minVarianceReduction))
+        }
         if let c = minPatchConfidence {
             checks.append(ValidationHTMLReport.Check(metric: "mean patch confidence", value: set.meanPatchConfidence,
                                                      tolerance: String(format: ">= %g", c), passed: set.meanPatchConfidence >= c))
@@ -131,9 +135,12 @@ struct ValidateCommand: ParsableCommand {
                   + String(format: "%10.2f%10.2f%8.3f%9.3f  ", s.meanDeltaE2000, s.maxDeltaE2000, s.meanPatchConfidence, s.centerWeightedConfidence)
                   + s.decision.rawValue)
         }
-        print(String(format: "set of %d: accuracy mean %.2f max %.2f ΔE00; repeatability mean %.3f p90 %.3f ΔE00; variance reduction %.1f %%; patch confidence %.3f; decisions %@",
-                     scores.count, set.meanAccuracy, set.maxAccuracy, set.meanRepeatability, set.p90Repeatability,
-                     100 * set.varianceReduction, set.meanPatchConfidence,
+        let spread = scores.count >= 2
+            ? String(format: "repeatability mean %.3f p90 %.3f ΔE00; variance reduction %.1f %%", set.meanRepeatability,
+                     set.p90Repeatability, 100 * set.varianceReduction)
+            : "repeatability and variance reduction n/a (one condition)"
+        print(String(format: "set of %d: accuracy mean %.2f max %.2f ΔE00; %@; patch confidence %.3f; decisions %@",
+                     scores.count, set.meanAccuracy, set.maxAccuracy, spread, set.meanPatchConfidence,
                      set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         if let line = set.occlusionSummary { print(line) }
         func pct(_ v: Double?) -> String { v.map { String(format: "%.2f %%", 100 * $0) } ?? "-" }
@@ -158,6 +165,7 @@ struct ValidateCommand: ParsableCommand {
             print("ratio |relative error| vs truth: EXIF mean \(pct(set.nominalRatioErrorMean)) max \(pct(set.nominalRatioErrorMax)); estimate mean \(pct(set.ratioErrorMean)) max \(pct(set.ratioErrorMax))"
                   + (set.ratioErrorMean == nil ? " (no report carries exposure.\(ExposureRatioScore.estimatedKey))" : ""))
         }
+        if scores.count < 2 { print("n/a repeatability and variance reduction (they compare conditions; the set has one)") }
         for c in checks {
             print(String(format: "%@ %@: %.3f (tolerance %@)", c.passed ? "pass" : "FAIL", c.metric, c.value, c.tolerance))
         }

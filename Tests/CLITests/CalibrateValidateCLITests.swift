@@ -145,6 +145,14 @@ struct CalibrateValidateCLITests {
         let unwritable = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("nowhere/v.json").path] + profiles)
         #expect(unwritable.status == 2 && unwritable.stderr.contains("nowhere") && unwritable.stderr.contains("does not exist")
                 && !unwritable.stderr.contains("[1/"), "\(unwritable.stderr)")
+        // One condition: the spread across conditions is undefined, not 0 (which passed) or a failure.
+        let single = dir.appendingPathComponent("single")
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/10lux-3000K-on", toPath: single.appendingPathComponent("c").path)
+        let one = try CLI.run(["validate", single.path, "--json", dir.appendingPathComponent("one.json").path] + profiles)
+        #expect(one.status != 2 && one.stdout.contains("n/a repeatability") && !one.stdout.contains("variance reduction:")
+                && !one.stdout.contains("nan"), "\(one.stdout)")
+        let oneSet = try JSONValue.read(path: dir.appendingPathComponent("one.json").path).object?["set"]?.object ?? [:]
+        #expect(oneSet["repeatabilityMeanDeltaE2000"] == .null && oneSet["varianceReduction"] == .null)
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),

@@ -48,6 +48,18 @@ struct FuseCLITests {
         let mean = report["centerWeightedMeanConfidence"]?.double ?? -1
         #expect(try CLI.run(["check", pair.file("report.json"), "--threshold", String(max(0, mean - 0.01))]).status == 0)
         #expect(try CLI.run(["check", pair.file("report.json"), "--threshold", String(min(1, mean + 0.01))]).status == 1)
+        // --confidence without --roi would be ignored: refused; so is a report or map outside [0, 1].
+        #expect(try CLI.run(["check", pair.file("report.json"), "--confidence", pair.file("conf.tif")]).status == 2)
+        var edited = try JSONValue.read(path: pair.file("report.json")).object!
+        edited["centerWeightedMeanConfidence"] = .number(1.7)
+        try JSONValue.object(edited).encodedData().write(to: URL(fileURLWithPath: pair.file("bad-report.json")))
+        let badReport = try CLI.run(["check", pair.file("bad-report.json")])
+        #expect(badReport.status == 2 && badReport.stderr.contains("centerWeightedMeanConfidence"), "\(badReport.stderr)")
+        var overOne = PlanarImage(width: PairFolder.width, height: PairFolder.height, channelCount: 1)
+        for i in overOne.samples.indices { overOne.samples[i] = 1.5 }
+        try TIFFWriter.write(overOne, to: pair.file("over.tif"), options: TIFFWriteOptions(sampleType: .float32))
+        let badMap = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("over.tif")])
+        #expect(badMap.status == 2 && badMap.stderr.contains("outside [0, 1]"), "\(badMap.stderr)")
         let roi = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("conf.tif"), "--threshold", "0"])
         #expect(roi.status == 0, "\(roi.stderr)")
     }
@@ -139,6 +151,17 @@ struct FuseCLITests {
             #expect(r.stderr.split(separator: "\n").filter { $0.contains("error") }.count == 1, "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: pair.file("out.tif")), "out.tif was written by a failed run")
         }
+    }
+
+    @Test("a flash profile calibrated for another camera: a warning names both")
+    func cameraMismatchWarns() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var flash = try JSONValue.read(path: pair.file("flash.json")).object!
+        flash["camera"] = .string("another camera")
+        try JSONValue.object(flash).encodedData().write(to: URL(fileURLWithPath: pair.file("flash.json")))
+        let r = try CLI.run(pair.fuseArguments())
+        #expect(r.status == 0 && r.stderr.contains("warning") && r.stderr.contains("another camera") && r.stderr.contains("cli test"), "\(r.stderr)")
     }
 
     @Test("NaN in a float frame: exit 2")

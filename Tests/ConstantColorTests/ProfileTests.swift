@@ -42,6 +42,23 @@ struct ProfileTests {
         }
     }
 
+    @Test("schemaVersion must be the integer 1 (1.5 and 0 are invalid, 2 is newer); a number beyond Double is a one-line error with its key path")
+    func schemaVersionAndRange() throws {
+        func error(_ text: String) -> JSONFileError? {
+            do { _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json"); return nil }
+            catch let e as JSONFileError { return e } catch { return nil }
+        }
+        for v in ["1.5", "0", "-1"] {
+            #expect(error(cameraJSON.replacingOccurrences(of: "\"schemaVersion\": 1", with: "\"schemaVersion\": \(v)"))
+                    == .invalidValue(file: "cam.json", key: "schemaVersion", expected: "the integer 1"), "\(v)")
+        }
+        #expect(error(cameraJSON.replacingOccurrences(of: "\"schemaVersion\": 1", with: "\"schemaVersion\": 2"))
+                == .unsupportedVersion(file: "cam.json", version: 2))
+        let huge = try #require(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": 1e400")))
+        #expect(huge.description.contains("cam.json") && huge.description.contains(".blackLevel")
+                && !huge.description.contains("\n") && !huge.description.contains("DecodingError"), "\(huge)")
+    }
+
     @Test("a flash profile normalizes its white to green = 1 and round-trips")
     func flash() throws {
         let p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(2, 4, 1), matrixToXYZD65: .identity)

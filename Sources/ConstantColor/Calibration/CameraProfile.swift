@@ -33,8 +33,7 @@ public struct CameraProfile: Sendable, Equatable {
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
         let r = try JSONObjectReader(json, file: file)
-        let version = Int(try r.number("schemaVersion"))
-        guard version <= 1 else { throw JSONFileError.unsupportedVersion(file: file, version: version) }
+        try r.checkSchemaVersion()
         if let kind = r.members["kind"]?.string, kind != "camera" {
             throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"camera\" (this is a \(kind) profile)")
         }

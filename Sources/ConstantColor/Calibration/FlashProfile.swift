@@ -43,8 +43,7 @@ public struct FlashProfile: Sendable, Equatable {
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
         let r = try JSONObjectReader(json, file: file)
-        let version = Int(try r.number("schemaVersion"))
-        guard version <= 1 else { throw JSONFileError.unsupportedVersion(file: file, version: version) }
+        try r.checkSchemaVersion()
         if let kind = r.members["kind"]?.string, kind != "flash" {
             throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"flash\" (this is a \(kind) profile)")
         }

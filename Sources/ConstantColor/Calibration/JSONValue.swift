@@ -53,6 +53,10 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         } catch let DecodingError.dataCorrupted(ctx) {
             let why = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
             throw JSONFileError.malformed(file: file, detail: why ?? ctx.debugDescription)
+        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
+            // The parser accepted the text but a value is not representable (e.g. 1e400, beyond Double).
+            let path = ctx.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            throw JSONFileError.malformed(file: file, detail: "the value at \(path.isEmpty ? "the top level" : path) cannot be read (a number out of range?)")
         } catch {
             throw JSONFileError.malformed(file: file, detail: "\(error)")
         }
@@ -106,6 +110,14 @@ public struct JSONObjectReader {
     public let file: String
     /// The key path prefix (for messages), e.g. "noise.".
     public let prefix: String
+
+    /// Checks `schemaVersion`: the integer 1 (a later version is refused as newer, anything else as invalid).
+    public func checkSchemaVersion() throws {
+        let v = try number("schemaVersion")
+        guard v != 1 else { return }
+        if v > 1 && v == v.rounded() && v < 1e9 { throw JSONFileError.unsupportedVersion(file: file, version: Int(v)) }
+        throw JSONFileError.invalidValue(file: file, key: prefix + "schemaVersion", expected: "the integer 1")
+    }
 
     /// Wraps a value that must be an object.
     public init(_ value: JSONValue, file: String, prefix: String = "") throws {

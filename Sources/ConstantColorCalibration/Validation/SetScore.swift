@@ -7,7 +7,8 @@ public struct SetScore: Sendable {
     public var conditionCount: Int
     /// Per patch: mean CIEDE2000 of its color in each condition from its mean color over all conditions.
     public var repeatabilityPerPatch: [Double]
-    /// Mean of `repeatabilityPerPatch`.
+    /// Mean of `repeatabilityPerPatch`. Repeatability and variance reduction are NaN (JSON `null`)
+    /// for a set of one condition.
     public var meanRepeatability: Double
     /// 90th percentile of `repeatabilityPerPatch` (linear interpolation between order statistics).
     public var p90Repeatability: Double
@@ -83,6 +84,12 @@ public struct SetScore: Sendable {
         p90Repeatability = Self.percentile(finiteRepeatability, 0.9)
         patchesWithoutRepeatability = repeatability.indices.filter { !repeatability[$0].isFinite }.map { conditions[0].patchNames[$0] }
         varianceReduction = varianceAmbient > 0 ? 1 - varianceCC / varianceAmbient : 0
+        if conditions.count < 2 {
+            // Spread across conditions is undefined for one condition (not 0, which would pass).
+            repeatabilityPerPatch = repeatability.map { _ in .nan }
+            meanRepeatability = .nan; p90Repeatability = .nan; varianceReduction = .nan
+            patchesWithoutRepeatability = []
+        }
         let withScored = conditions.filter { !$0.scoredPatches.isEmpty }
         let m = Double(withScored.count)
         meanAccuracy = withScored.map(\.meanDeltaE2000).reduce(0, +) / m
