@@ -46,8 +46,11 @@ struct CalibrateChart: ParsableCommand {
     @Option(help: "Camera name written to the profiles.") var cameraName: String?
     @Option(help: "Flash name written to the flash profile.") var flashName: String?
     @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
+    @Option(help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–4; far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
+    var maxFitError: Double = 8
 
     func validate() throws {
+        guard maxFitError > 0 && maxFitError.isFinite else { throw ValidationError("--max-fit-error must be a positive number") }
         if camera == nil {
             guard let b = blackLevel, let w = whiteLevel else {
                 throw ValidationError("give --camera CAM.json, or --black-level and --white-level")
@@ -124,6 +127,10 @@ struct CalibrateChart: ParsableCommand {
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
         flashProfile.colorimetricUncertainty = calibration.colorimetricUncertainty
         let inputs = [capture, chart] + [ambient, camera, dark].compactMap { $0 }
+        guard calibration.meanDeltaE2000 <= maxFitError else {
+            throw CheckFailed(message: String(format: "%@: the matrix fits the chart to a mean CIEDE2000 of %.1f (max %.1f), beyond --max-fit-error %g: check the patch positions and orientation in %@; no profile written",
+                                              capture, calibration.meanDeltaE2000, calibration.maxDeltaE2000, maxFitError, chart))
+        }
         try AtomicFile.write(cameraProfile.json.encodedData(), to: cameraOut, protectedPaths: inputs)
         try AtomicFile.write(flashProfile.json.encodedData(), to: flashOut, protectedPaths: inputs)
         progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",

@@ -38,6 +38,26 @@ struct CalibrateValidateCLITests {
         #expect(abs(w.x - d65.x) < 1e-9 && abs(w.y - 1) < 1e-9 && abs(w.z - d65.z) < 1e-9)
     }
 
+    @Test("a chart description that does not match the capture (patch colours in reverse order): the fit is far off, exit 1, no profile written")
+    func calibrateChartRefusesAWrongChart() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var truth = try JSONValue.read(path: Self.darkroomTruth).object!
+        var chart = truth["chart"]!.object!
+        let patches = chart["patches"]!.array!
+        let labs = patches.map { $0.object!["lab"]! }
+        chart["patches"] = .array(patches.enumerated().map { k, p in
+            var o = p.object!; o["lab"] = labs[labs.count - 1 - k]; return .object(o)
+        })
+        truth["chart"] = .object(chart)
+        let wrong = dir.appendingPathComponent("reversed.json").path
+        try JSONValue.object(truth).encodedData().write(to: URL(fileURLWithPath: wrong))
+        let r = try CLI.run(chartArguments(Self.darkroom, chart: wrong, out: dir))
+        #expect(r.status == 1 && r.stderr.contains("--max-fit-error") && r.stderr.contains("no profile written"), "\(r.status) \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cam.json").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("flash.json").path))
+    }
+
     @Test("without --dark the read noise is not measurable: a warning says so and what is written")
     func calibrateChartWithoutDarkWarns() throws {
         let dir = try Self.temporaryFolder()
