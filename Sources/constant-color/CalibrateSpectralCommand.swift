@@ -53,6 +53,14 @@ struct CalibrateSpectral: ParsableCommand {
         let sensitivity = try CameraSensitivity(json: sensitivityJSON, file: cameraSensitivity)
         let flashJSON = try JSONValue.read(path: flashSpd)
         let flash = try SpectralDistribution(json: flashJSON, file: flashSpd)
+        // A power distribution: no negative power, and some light.
+        let power = try JSONObjectReader(flashJSON, file: flashSpd).numbers("values")
+        if let negative = power.first(where: { $0 < 0 }) {
+            throw CLIError(file: flashSpd, problem: "key 'values': a spectral power distribution cannot be negative (holds \(negative))")
+        }
+        guard power.contains(where: { $0 > 0 }) else {
+            throw CLIError(file: flashSpd, problem: "key 'values': the flash has no power at any wavelength")
+        }
         let set = try SpectralSet(path: trainingPath)
         let cal = try SpectralCalibration(camera: sensitivity, flash: flash, training: set, library: library)
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConstantColorIO
 import Foundation
 
 /// The `constant-color` command line.
@@ -15,6 +16,7 @@ struct ConstantColorCommand: ParsableCommand {
 
     /// Runs the command and maps every failure to the documented exit status.
     static func main() {
+        AtomicFile.removeTemporaryFilesOnInterrupt()
         do {
             var command = try parseAsRoot()
             try command.run()

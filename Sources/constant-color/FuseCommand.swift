@@ -30,11 +30,11 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Space of --linear: rgb (output primaries, linear ICC embedded) or xyz (D65 white at Y = 1).")
     var linearSpace: String = "rgb"
     @Option(help: "Output primaries: p3 (Display P3) or srgb.") var primaries: String = "p3"
-    @Option(help: "Decision threshold on the center-weighted mean confidence.") var threshold: Double = 0.85
-    @Option(help: "Exposure of the flash frame, T,N,ISO (overrides EXIF).") var flashExposure: String?
-    @Option(help: "Exposure of the ambient frame, T,N,ISO (overrides EXIF).") var ambientExposure: String?
+    @Option(parsing: .unconditional, help: "Decision threshold on the center-weighted mean confidence.") var threshold: Double = 0.85
+    @Option(parsing: .unconditional, help: "Exposure of the flash frame, T,N,ISO (overrides EXIF).") var flashExposure: String?
+    @Option(parsing: .unconditional, help: "Exposure of the ambient frame, T,N,ISO (overrides EXIF).") var ambientExposure: String?
     @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
-    @Option(help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
+    @Option(parsing: .unconditional, help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
     @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
     var exposureRatio: String = "estimate"
     @Flag(inversion: .prefixedNo,

@@ -146,6 +146,10 @@ struct SynthCommand: ParsableCommand {
         let progress = Progress()
 
         let out = self.out ?? "."
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CLIError(file: out, problem: "is a file; --out names a folder (created when missing)")
+        }
         var jobs: [(SynthCondition, String, UInt64)] = []
         if let set {
             let conditions: [SynthCondition]

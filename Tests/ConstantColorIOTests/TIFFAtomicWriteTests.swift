@@ -1,5 +1,5 @@
 import ConstantColor
-import ConstantColorIO
+@testable import ConstantColorIO
 import Foundation
 import Testing
 
@@ -112,6 +112,25 @@ struct TIFFAtomicWriteTests {
             try AtomicFile.write(Data(), to: path, protectedPaths: [path])
         }
         #expect(try folder.contents() == ["report.json"])
+    }
+
+    @Test("a temporary file is listed for removal on an interrupt while it is written, and not after (written or failed)")
+    func pendingWhileWritten() throws {
+        let dir = try TemporaryFolder()
+        var seen: String? = nil
+        try AtomicFile.withTemporaryPath(for: dir.file("a.bin"), protectedPaths: [], mapError: { $0 }) { (temporary: String) throws(AtomicFileError) in
+            #expect(AtomicFile.Pending.current.contains(temporary))
+            seen = temporary
+        }
+        #expect(seen != nil && !AtomicFile.Pending.current.contains(seen!))
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try AtomicFile.withTemporaryPath(for: dir.file("b.bin"), protectedPaths: [], mapError: { $0 as any Error }) { (temporary: String) throws(any Error) in
+                seen = temporary
+                throw Stop()
+            }
+        }
+        #expect(!AtomicFile.Pending.current.contains(seen!) && !FileManager.default.fileExists(atPath: seen!))
     }
 
     @Test("temporary names are hidden, in the same folder, and unique")

@@ -46,6 +46,8 @@ public enum AtomicFile {
         }
         if replacesFile { _ = fchmod(fd, existing.st_mode & 0o7777) }
         close(fd)
+        Pending.insert(temporary)
+        defer { Pending.remove(temporary) }
 
         do {
             try body(temporary)
@@ -56,6 +58,44 @@ public enum AtomicFile {
         if let failure = finish(temporary: temporary, path: path) {
             unlink(temporary)
             throw mapError(failure)
+        }
+    }
+
+    /// The temporary files being written right now (`withTemporaryPath`), which an interrupt removes.
+    enum Pending {
+        nonisolated(unsafe) private static var paths = Set<String>()
+        private static let lock = NSLock()
+        /// Adds a temporary file.
+        static func insert(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
+        /// Removes a temporary file from the set (it was renamed or deleted).
+        static func remove(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
+        /// The current set.
+        static var current: Set<String> { lock.lock(); defer { lock.unlock() }; return paths }
+        /// Deletes every temporary file of the set (the lock stays held: the process is ending).
+        static func removeAll() {
+            lock.lock()
+            for p in paths { unlink(p) }
+            paths.removeAll()
+        }
+    }
+
+    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
+
+    /// Makes SIGINT, SIGTERM and SIGHUP delete the temporary files being written before the process
+    /// ends with that signal (its default action, so the exit status still says which): an
+    /// interrupted run leaves neither a half-written output nor hidden temporary files. Call once,
+    /// at start-up.
+    public static func removeTemporaryFilesOnInterrupt() {
+        for s in [SIGINT, SIGTERM, SIGHUP] {
+            signal(s, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: s, queue: .global(qos: .userInteractive))
+            source.setEventHandler {
+                Pending.removeAll()
+                signal(s, SIG_DFL)
+                kill(getpid(), s)  // process-directed: dispatch threads block signals, so raise() here would not end it
+            }
+            source.resume()
+            signalSources.append(source)
         }
     }
 
