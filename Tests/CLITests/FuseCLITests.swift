@@ -207,6 +207,21 @@ struct FuseCLITests {
         defer { pair.remove() }
         try expectBadInput(pair, pair.fuseArguments(["--primaries", "adobe"]), mention: "primaries")
         try expectBadInput(pair, pair.fuseArguments(["--flash-exposure", "1/60,2.8"]), mention: "flash-exposure")
+        // Negative values reach the range checks (not "missing value").
+        try expectBadInput(pair, pair.fuseArguments(["--threshold", "-1"]), mention: "--threshold must be in [0, 1]")
+        try expectBadInput(pair, pair.fuseArguments(["--flash-exposure", "-1/60,2.8,100"]), mention: "not a positive")
+        // synth --out naming a file; a flash SPD with negative power.
+        let synth = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--width", "64", "--height", "48", "--out", pair.file("camera.json")])
+        #expect(synth.status == 2 && synth.stderr.contains("camera.json: is a file"), "\(synth.stderr)")
+        let spectra = CalibrateValidateCLITests.root + "/fixtures/spectra/"
+        var spd = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
+        spd["values"] = .array((spd["values"]!.array!).enumerated().map { k, v in k == 3 ? .number(-0.5) : v })
+        try JSONValue.object(spd).encodedData().write(to: URL(fileURLWithPath: pair.file("spd.json")))
+        let spectral = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", spectra + "camera-nikon-5100-npl.json",
+                                    "--flash-spd", pair.file("spd.json"), "--spectra", spectra,
+                                    "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+        #expect(spectral.status == 2 && spectral.stderr.contains("spd.json") && spectral.stderr.contains("negative"), "\(spectral.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
         let check = try CLI.run(["check", pair.file("missing.json")])
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)
