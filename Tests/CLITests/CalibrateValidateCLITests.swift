@@ -168,6 +168,8 @@ struct CalibrateValidateCLITests {
         // One condition: the spread across conditions is undefined, not 0 (which passed) or a failure.
         let single = dir.appendingPathComponent("single")
         try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/10lux-3000K-on", toPath: single.appendingPathComponent("c").path)
+        // A dark-room folder (darkroom.tif, dark.tif, truth.json: no frame of a pair) is not a condition: skipped.
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/darkroom", toPath: single.appendingPathComponent("darkroom").path)
         let one = try CLI.run(["validate", single.path, "--json", dir.appendingPathComponent("one.json").path] + profiles)
         #expect(one.status != 2 && one.stdout.contains("n/a repeatability") && !one.stdout.contains("variance reduction:")
                 && !one.stdout.contains("nan"), "\(one.stdout)")

@@ -38,7 +38,7 @@ public enum ValidationRun {
 
     /// The condition folders of a set, sorted by name: sub-folders holding `flash.tif`,
     /// `ambient.tif` and `truth.json`. Other entries (a dark-room folder, a README) are skipped; a
-    /// sub-folder with some of the three files and not all is an error.
+    /// sub-folder with a frame (`flash.tif` or `ambient.tif`) and not all three files is an error.
     public static func conditionFolders(in directory: String) throws -> [String] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -50,11 +50,12 @@ public enum ValidationRun {
         var folders: [String] = []
         for folder in names.sorted().map({ (directory as NSString).appendingPathComponent($0) }) {
             let present = required.filter { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
-            // A folder with none of them (a dark-room folder) is not a condition; one with some is a
-            // condition that lost a file, and skipping it would change the set's figures silently.
+            // A folder without either frame (a dark-room folder: darkroom.tif and its truth.json) is
+            // not a condition; one with a frame and not all three files is a condition that lost a
+            // file, and skipping it would change the set's figures silently.
             if present.count == required.count {
                 folders.append(folder)
-            } else if !present.isEmpty {
+            } else if present.contains("flash.tif") || present.contains("ambient.tif") {
                 throw Failure.incompleteCondition(folder: folder, missing: required.filter { !present.contains($0) })
             }
         }
