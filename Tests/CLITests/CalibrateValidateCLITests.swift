@@ -170,7 +170,10 @@ struct CalibrateValidateCLITests {
         try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/10lux-3000K-on", toPath: single.appendingPathComponent("c").path)
         // A dark-room folder (darkroom.tif, dark.tif, truth.json: no frame of a pair) is not a condition: skipped.
         try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/darkroom", toPath: single.appendingPathComponent("darkroom").path)
-        let one = try CLI.run(["validate", single.path, "--json", dir.appendingPathComponent("one.json").path] + profiles)
+        let one = try CLI.run(["validate", single.path, "--json", dir.appendingPathComponent("one.json").path,
+                               "--html", dir.appendingPathComponent("one.html").path] + profiles)
+        let page = try String(contentsOfFile: dir.appendingPathComponent("one.html").path, encoding: .utf8)
+        #expect(!page.contains("nan") && page.contains("n/a"))
         #expect(one.status != 2 && one.stdout.contains("n/a repeatability") && !one.stdout.contains("variance reduction:")
                 && !one.stdout.contains("nan"), "\(one.stdout)")
         let oneSet = try JSONValue.read(path: dir.appendingPathComponent("one.json").path).object?["set"]?.object ?? [:]

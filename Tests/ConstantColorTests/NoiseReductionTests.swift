@@ -75,12 +75,19 @@ struct NoiseReductionTests {
         // smooth as the square itself, so the guided model fits it without any misfit.
         let n = a.image.pixelCount, w = a.image.width
         for c in 0..<3 { for y in 26..<54 { for x in 86..<114 { a.image.samples[c * n + y * w + x] *= 10 } } }
+        // And inside the near-neutral square (125, 90, half-size 12), where a shortfall along the
+        // pixel's own colour moves no chroma: no flash light measured there either.
+        for c in 0..<3 { for y in 80..<100 { for x in 115..<135 { a.image.samples[c * n + y * w + x] *= 10 } } }
         var d = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
         let confidence = Self.filter(&d, flash: f).confidence
         var inside: Float = 0
         for y in 32..<48 { for x in 92..<108 { inside = max(inside, confidence[x, y, 0]) } }
         #expect(d.difference[100, 40, 1] < 0)
         #expect(inside < 0.05, "max confidence where D < 0: \(inside)")
+        var neutral: Float = 0
+        for y in 84..<96 { for x in 119..<131 { neutral = max(neutral, confidence[x, y, 0]) } }
+        #expect(d.difference[125, 90, 1] < 0)
+        #expect(neutral < 0.05, "max confidence where D < 0 on the neutral square: \(neutral)")
         #expect(confidence[60, 85, 0] > 0.8, "blue square \(confidence[60, 85, 0])")
     }
 

@@ -323,18 +323,27 @@ public enum Confidence {
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
         // Light cannot be negative: a channel of the flash-only estimate further below zero than twice
-        // its standard deviation is off by at least that much (a wrong ambient sample: local motion,
-        // misregistration, an ambient brighter than the flash frame), counted as a correlated error.
+        // its whole standard deviation (noise, exposure ratio, guide) is off by at least the rest (a
+        // wrong ambient sample: local motion, misregistration, an ambient brighter than the flash
+        // frame), counted as a correlated error; and where the three channels' sum is below −3σ
+        // the pixel measured no flash light at all (a neutral shortfall moves no chroma): no information.
+        let deltaSquared = k.delta * k.delta
+        @inline(always) func channelVariance(_ c: (value: Lanes, independent: Lanes, gain: Lanes), _ f: Lanes) -> Lanes {
+            let a = f - c.value
+            return c.independent + deltaSquared * a * a + c.gain * c.gain * guideVariance
+        }
+        let vr = channelVariance(r, f.0), vg = channelVariance(g, f.1), vb = channelVariance(bl, f.2)
         @inline(always) func unphysical(_ v: Lanes, _ variance: Lanes) -> Lanes {
             let e = v + 2 * variance.squareRoot()
             return e.replacing(with: zero, where: e .> zero)
         }
-        total += correlated(unphysical(r.value, r.independent), unphysical(g.value, g.independent),
-                            unphysical(bl.value, bl.independent))
+        total += correlated(unphysical(r.value, vr), unphysical(g.value, vg), unphysical(bl.value, vb))
+        let sum = r.value + g.value + bl.value
+        let noLight = sum .< -3 * (vr + vg + vb).squareRoot()
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
         c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0
-        c = c.replacing(with: zero, where: invalid .> 0)
+        c = c.replacing(with: zero, where: (invalid .> 0) .| noLight)
         return ((r.value, g.value, bl.value), (r.independent, g.independent, bl.independent), (r.gain, g.gain, bl.gain), c)
     }
 

@@ -40,7 +40,8 @@ public struct LinearFrame: Sendable {
     /// Normalized camera RGB, 3 planes.
     public var image: PlanarImage
     /// 1 where any channel was at or near the white level or far below the black level
-    /// (`ExposureNormalization.floorReadNoiseDeviations`), else 0; row-major, one byte a pixel.
+    /// (`ExposureNormalization.floorReadNoiseDeviations`, `floorRangeFraction`), else 0; row-major,
+    /// one byte a pixel. (The report's `clippedFraction` counts both ends.)
     public var clipped: [UInt8]
     /// The per-pixel noise model in normalized units.
     public var noise: FrameNoise
@@ -70,6 +71,10 @@ public enum ExposureNormalization {
     /// level is not the profile's (black already subtracted, 8-bit data read with a 16-bit profile)
     /// or the sensor's floor cut it. Such pixels are flagged like clipped ones (no information).
     public static let floorReadNoiseDeviations: Double = 6
+    /// The floor is also at least this fraction of the black-to-white range below black, so that a
+    /// profile whose read noise is underestimated (e.g. written without a dark frame, near 0) does
+    /// not flag a real sensor's ordinary noise.
+    public static let floorRangeFraction: Double = 0.001
 
     /// Normalizes a decoded frame in data numbers (3 planes) with the camera's levels and noise.
     /// The samples are rewritten in place when the caller hands over the only reference to them
@@ -79,7 +84,8 @@ public enum ExposureNormalization {
         let black = Float(camera.blackLevel)
         let clipDN = Float(camera.blackLevel + clippingFraction * (camera.whiteLevel - camera.blackLevel))
         let readNoiseDN = camera.noise.coefficients(iso: exposure.isoSpeed).readVarianceDN2.squareRoot()
-        let floorDN = Float(camera.blackLevel - floorReadNoiseDeviations * readNoiseDN - 1)
+        let floorDN = Float(camera.blackLevel - max(floorReadNoiseDeviations * readNoiseDN + 1,
+                                                    floorRangeFraction * (camera.whiteLevel - camera.blackLevel)))
         let inverseScale = Float(1 / exposure.radiometricScale)
         let n = raw.pixelCount
         let width = raw.width

@@ -69,7 +69,7 @@ public enum ValidationHTMLReport {
                 + "<td class=\"\(c.passed ? "pass" : "fail")\">\(c.passed ? "pass" : "FAIL")</td></tr>"
         }
         let decisions = set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        h += String(format: "<tr><td class=\"l\">repeatability p90, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.p90Repeatability)
+        h += "<tr><td class=\"l\">repeatability p90, ΔE00</td><td>\(set.p90Repeatability.isFinite ? String(format: "%.3f", set.p90Repeatability) : "n/a")</td><td></td><td></td></tr>"
         h += String(format: "<tr><td class=\"l\">accuracy max, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.maxAccuracy)
         h += "<tr><td class=\"l\">decisions</td><td colspan=\"3\" class=\"l\">\(escape(decisions))</td></tr></table>"
         if let line = set.occlusionSummary { h += "<p><b>Occluded patch samples:</b> \(escape(line)).</p>" }
@@ -105,7 +105,7 @@ public enum ValidationHTMLReport {
         for r in set.repeatabilityPerPatch {
             h += r.isFinite ? String(format: "<td style=\"background:%@\">%.2f</td>", heat(r), r) : "<td>–</td>"
         }
-        h += String(format: "<td>%.2f</td><td></td></tr></table>", set.meanRepeatability)
+        h += "<td>\(set.meanRepeatability.isFinite ? String(format: "%.2f", set.meanRepeatability) : "n/a")</td><td></td></tr></table>"
 
         // Confidence honesty and exposure ratio (issue 7), when measured.
         if conditions.contains(where: { $0.honesty != nil || $0.exposureRatio != nil }) {

@@ -39,6 +39,9 @@ public enum AtomicFile {
         let temporary = temporaryPath(for: path)
         var existing = stat()
         let replacesFile = stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+        // Listed before it exists, so that an interrupt at any moment finds it.
+        Pending.insert(temporary)
+        defer { Pending.remove(temporary) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw mapError(.writeFailed(path: path, reason: "cannot create temporary file '\(temporary)': "
@@ -46,8 +49,6 @@ public enum AtomicFile {
         }
         if replacesFile { _ = fchmod(fd, existing.st_mode & 0o7777) }
         close(fd)
-        Pending.insert(temporary)
-        defer { Pending.remove(temporary) }
 
         do {
             try body(temporary)
@@ -71,6 +72,14 @@ public enum AtomicFile {
         static func remove(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
         /// The current set.
         static var current: Set<String> { lock.lock(); defer { lock.unlock() }; return paths }
+        nonisolated(unsafe) private static var ending = false
+        /// True the first time only: the process starts ending.
+        static func beginEnding() -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            if ending { return false }
+            ending = true
+            return true
+        }
         /// Deletes every temporary file of the set (the lock stays held: the process is ending).
         static func removeAll() {
             lock.lock()
@@ -83,16 +92,27 @@ public enum AtomicFile {
 
     /// Makes SIGINT, SIGTERM and SIGHUP delete the temporary files being written before the process
     /// ends with that signal (its default action, so the exit status still says which): an
-    /// interrupted run leaves neither a half-written output nor hidden temporary files. Call once,
-    /// at start-up.
+    /// interrupted run leaves neither a half-written output nor hidden temporary files. A signal the
+    /// parent set to be ignored (`nohup`, `cmd &`) stays ignored. Call once, at start-up.
     public static func removeTemporaryFilesOnInterrupt() {
         for s in [SIGINT, SIGTERM, SIGHUP] {
+            var current = sigaction()
+            // SIG_IGN is the handler value 1 (glibc).
+            guard sigaction(s, nil, &current) == 0, unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != 1 else { continue }
             signal(s, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: s, queue: .global(qos: .userInteractive))
             source.setEventHandler {
+                // One ending only: a second signal (or a second delivery) returns at once.
+                guard Pending.beginEnding() else { return }
                 Pending.removeAll()
                 signal(s, SIG_DFL)
-                kill(getpid(), s)  // process-directed: dispatch threads block signals, so raise() here would not end it
+                // To this thread, unblocked: a process-directed signal could be read again by
+                // Dispatch's own signal watcher instead of ending the process.
+                var set = sigset_t()
+                sigemptyset(&set); sigaddset(&set, s)
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                pthread_kill(pthread_self(), s)
+                _exit(128 + s)  // not reached when the default action ends the process
             }
             source.resume()
             signalSources.append(source)
@@ -142,6 +162,10 @@ public enum AtomicFile {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .writeFailed(path: path, reason: "it is a folder")
+        }
+        if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
+            // The replacement keeps the file's permission bits, so a read-only file cannot be replaced.
+            throw .writeFailed(path: path, reason: "the existing file is not writable (\(String(cString: strerror(errno))))")
         }
         let folder = folderPath(of: path)
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -83,8 +83,10 @@ public enum Registration {
             readF /= 2; readA /= 2
         }
         // An ambient frame with no light above its read noise (a dark room) has nothing to align, and
-        // its alignment does not matter (it adds nothing to D): a fit would only follow the noise.
-        if ambientLevels[0].allSatisfy({ Self.meanSignal($0) <= Double(Self.noSignalReadNoiseMultiple * readA) }) {
+        // its alignment does not matter (its noise is all it adds to D): a fit would only follow the
+        // noise. A frame with some lit samples (a lamp in a dark room) is registered.
+        let lit = ambientLevels[0].map { Self.samplesAbove($0, Self.noSignalReadNoiseMultiple * readA) }.reduce(0, +)
+        if lit < Self.litSamplesToRegister {
             return RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: .infinity, residualByModel: [:])
         }
         var levelReadF = [readF], levelReadA = [readA]
@@ -172,15 +174,18 @@ public enum Registration {
                                   residual: chosen.cost, residualByModel: residuals)
     }
 
-    /// An ambient frame whose every channel's mean at the working level is at most this many read-noise
-    /// standard deviations (of a working-level sample) carries no light to register against.
-    static let noSignalReadNoiseMultiple: Float = 3
+    /// A working-level sample of the ambient frame is lit when it exceeds this many read-noise
+    /// standard deviations (of a working-level sample): pure read noise gets there once in 10⁹.
+    static let noSignalReadNoiseMultiple: Float = 6
+    /// An ambient frame with fewer lit samples than this (over its three channels) carries no light to
+    /// register against; a lamp covering a small part of a dark room still has thousands.
+    static let litSamplesToRegister = 64
 
-    /// Mean of a plane's samples (negative noise counts as zero signal).
-    static func meanSignal(_ plane: GrayImage) -> Double {
-        var sum: Double = 0
-        for v in plane.pixels { sum += Double(max(0, v)) }
-        return sum / Double(max(1, plane.pixels.count))
+    /// Number of samples of `plane` above `level`.
+    static func samplesAbove(_ plane: GrayImage, _ level: Float) -> Int {
+        var count = 0
+        for v in plane.pixels where v > level { count += 1 }
+        return count
     }
 
     /// The normalized warp as a matrix on full-resolution pixel coordinates.
