@@ -327,24 +327,48 @@ public enum Confidence {
         // wrong ambient sample: local motion, misregistration, an ambient brighter than the flash
         // frame), counted as a correlated error; and where the three channels' sum is below −3σ
         // the pixel measured no flash light at all (a neutral shortfall moves no chroma): no information.
-        let deltaSquared = k.delta * k.delta
-        @inline(always) func channelVariance(_ c: (value: Lanes, independent: Lanes, gain: Lanes), _ f: Lanes) -> Lanes {
-            let a = f - c.value
-            return c.independent + deltaSquared * a * a + c.gain * c.gain * guideVariance
+        // (Only vectors with a negative channel pay for it, in a call of its own: inlined, its extra
+        // live vectors slowed every pixel's kernel by a third.)
+        var noLight = SIMDMask<SIMD8<Int32>>(repeating: false)
+        if any((r.value .< zero) .| (g.value .< zero) .| (bl.value .< zero)) {
+            let n = negativeLight(value: (r.value, g.value, bl.value), independent: (r.independent, g.independent, bl.independent),
+                                  gain: (r.gain, g.gain, bl.gain), f: f, guideVariance: guideVariance, slopes: (gx, gy, gz),
+                                  metric: metric, k)
+            total += n.error
+            noLight = n.noLight
         }
-        let vr = channelVariance(r, f.0), vg = channelVariance(g, f.1), vb = channelVariance(bl, f.2)
-        @inline(always) func unphysical(_ v: Lanes, _ variance: Lanes) -> Lanes {
-            let e = v + 2 * variance.squareRoot()
-            return e.replacing(with: zero, where: e .> zero)
-        }
-        total += correlated(unphysical(r.value, vr), unphysical(g.value, vg), unphysical(bl.value, vb))
-        let sum = r.value + g.value + bl.value
-        let noLight = sum .< -3 * (vr + vg + vb).squareRoot()
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
         c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0
         c = c.replacing(with: zero, where: (invalid .> 0) .| noLight)
         return ((r.value, g.value, bl.value), (r.independent, g.independent, bl.independent), (r.gain, g.gain, bl.gain), c)
+    }
+
+    /// The negative-light part of the kernel: a channel further below zero than twice its whole
+    /// standard deviation (noise, exposure ratio, guide) is off by at least the rest, returned as the
+    /// squared chroma error of that shortfall; `noLight` where the channels' sum is below −3σ.
+    @inline(never)
+    static func negativeLight(value v: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), gain: (Lanes, Lanes, Lanes),
+                              f: (Lanes, Lanes, Lanes), guideVariance: Lanes, slopes: (Lanes, Lanes, Lanes),
+                              metric: ChromaDifferenceMetric, _ k: KernelConstants) -> (error: Lanes, noLight: SIMDMask<SIMD8<Int32>>) {
+        let zero = Lanes(repeating: 0), deltaSquared = k.delta * k.delta
+        @inline(always) func variance(_ v: Lanes, _ independent: Lanes, _ gain: Lanes, _ f: Lanes) -> Lanes {
+            let a = f - v
+            return independent + deltaSquared * a * a + gain * gain * guideVariance
+        }
+        let vr = variance(v.0, independent.0, gain.0, f.0), vg = variance(v.1, independent.1, gain.1, f.1),
+            vb = variance(v.2, independent.2, gain.2, f.2)
+        @inline(always) func shortfall(_ v: Lanes, _ variance: Lanes) -> Lanes {
+            let e = v + 2 * variance.squareRoot()
+            return e.replacing(with: zero, where: e .> zero)
+        }
+        let e0 = shortfall(v.0, vr), e1 = shortfall(v.1, vg), e2 = shortfall(v.2, vb)
+        let (gx, gy, gz) = slopes
+        let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
+        let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
+        let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
+        let error = metric.squaredDifference(500 * (x - y), 200 * (y - z))
+        return (error, (v.0 + v.1 + v.2) .< -3 * (vr + vg + vb).squareRoot())
     }
 
     /// `t^(−1/3)` of positive finite values without a division: an exponent-thirding first guess
