@@ -315,10 +315,7 @@ public enum Confidence {
         // Fully correlated errors e (the exposure ratio's δ·A, the guide's ā·δI): |J·e|² in the
         // metric, through the matrix rows' dot products with e (J is never formed: fewer live vectors).
         @inline(always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
-            let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
-            let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
-            let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
-            return metric.squaredDifference(500 * (x - y), 200 * (y - z))
+            correlatedChromaError((e0, e1, e2), slopes: (gx, gy, gz), metric: metric, k)
         }
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
@@ -362,13 +359,20 @@ public enum Confidence {
             let e = v + 2 * variance.squareRoot()
             return e.replacing(with: zero, where: e .> zero)
         }
-        let e0 = shortfall(v.0, vr), e1 = shortfall(v.1, vg), e2 = shortfall(v.2, vb)
-        let (gx, gy, gz) = slopes
-        let x = (k.mx.x * e0 + k.mx.y * e1 + k.mx.z * e2) * gx
-        let y = (k.my.x * e0 + k.my.y * e1 + k.my.z * e2) * gy
-        let z = (k.mz.x * e0 + k.mz.y * e1 + k.mz.z * e2) * gz
-        let error = metric.squaredDifference(500 * (x - y), 200 * (y - z))
+        let error = correlatedChromaError((shortfall(v.0, vr), shortfall(v.1, vg), shortfall(v.2, vb)),
+                                          slopes: slopes, metric: metric, k)
         return (error, (v.0 + v.1 + v.2) .< -3 * (vr + vg + vb).squareRoot())
+    }
+
+    /// |J·e|² in the chroma metric of a fully correlated camera-RGB error `e`, through the matrix rows'
+    /// dot products with `e` and the CIELAB slopes at the pixel (J is never formed: fewer live vectors).
+    @inline(always)
+    static func correlatedChromaError(_ e: (Lanes, Lanes, Lanes), slopes: (Lanes, Lanes, Lanes),
+                                      metric: ChromaDifferenceMetric, _ k: KernelConstants) -> Lanes {
+        let x = (k.mx.x * e.0 + k.mx.y * e.1 + k.mx.z * e.2) * slopes.0
+        let y = (k.my.x * e.0 + k.my.y * e.1 + k.my.z * e.2) * slopes.1
+        let z = (k.mz.x * e.0 + k.mz.y * e.1 + k.mz.z * e.2) * slopes.2
+        return metric.squaredDifference(500 * (x - y), 200 * (y - z))
     }
 
     /// `t^(−1/3)` of positive finite values without a division: an exponent-thirding first guess
