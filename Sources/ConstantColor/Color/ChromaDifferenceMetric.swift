@@ -61,7 +61,7 @@ struct ChromaDifferenceMetric {
         let cosPhi = ch * cos275 + sh * sin275, sinPhi = sh * cos275 - ch * sin275
         let cos75: Float = 0.258_819
         let near = (cosPhi .> cos75) .& (rp2 .> 25)
-        guard any(near) else { rt = zero; return }
+        guard near.anyLane else { rt = zero; return }
         let phi = (sinPhi / cosPhi.replacing(with: one, where: .!near)).fastArctangent * (180 / Float.pi)
         let q = (phi * (1.0 / 25)) * (phi * (1.0 / 25))
         let deltaTheta = 30 * (-q * 1.442_695).fastExp2  // degrees

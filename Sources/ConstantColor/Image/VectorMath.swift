@@ -81,3 +81,23 @@ extension SIMD8 where Scalar == Float {
         return self * (1 - x2 * p)
     }
 }
+
+/// Lane reductions of an eight-lane mask in vector bit operations. The standard library's
+/// `any(_:)` and `all(_:)` are not inlined in a release build on Linux: each is a call in the hot
+/// loop, and a call clobbers every vector register (System V x86-64 saves none), so all of the
+/// kernel's live vectors were spilled and reloaded around it.
+extension SIMDMask where Storage == SIMD8<Int32> {
+    /// Whether any lane is true.
+    @inline(always) @inlinable public var anyLane: Bool {
+        let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)  // a true lane is all ones, a false one 0
+        let four = bits.lowHalf | bits.highHalf, two = four.lowHalf | four.highHalf
+        return (two[0] | two[1]) != 0
+    }
+
+    /// Whether every lane is true.
+    @inline(always) @inlinable public var allLanes: Bool {
+        let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)
+        let four = bits.lowHalf & bits.highHalf, two = four.lowHalf & four.highHalf
+        return (two[0] & two[1]) == -1
+    }
+}

@@ -324,10 +324,9 @@ public enum Confidence {
         // wrong ambient sample: local motion, misregistration, an ambient brighter than the flash
         // frame), counted as a correlated error; and where the three channels' sum is below −3σ
         // the pixel measured no flash light at all (a neutral shortfall moves no chroma): no information.
-        // (Only vectors with a negative channel pay for it, in a call of its own: inlined, its extra
-        // live vectors slowed every pixel's kernel by a third.)
+        // (Only vectors with a negative channel pay for it, in a call of its own.)
         var noLight = SIMDMask<SIMD8<Int32>>(repeating: false)
-        if any((r.value .< zero) .| (g.value .< zero) .| (bl.value .< zero)) {
+        if ((r.value .< zero) .| (g.value .< zero) .| (bl.value .< zero)).anyLane {
             let n = negativeLight(value: (r.value, g.value, bl.value), independent: (r.independent, g.independent, bl.independent),
                                   gain: (r.gain, g.gain, bl.gain), f: f, guideVariance: guideVariance, slopes: (gx, gy, gz),
                                   metric: metric, k)

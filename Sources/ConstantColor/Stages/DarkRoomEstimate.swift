@@ -77,7 +77,7 @@ public struct DarkRoomEstimate: Sendable {
                 @inline(__always) func vectorChunk(_ i: Int, _ fx: SIMD8<Float>, _ fy: SIMD8<Float>) -> Bool {
                     // Cells ⌊f⌋ (f − 1 at an exact integer, with weight 1 on the second tap: the same value).
                     let cx = fx.clampedCell(last: lastCellX), cy = fy.clampedCell(last: lastCellY)
-                    guard all(cy .== cy[0]), all(cx .== cx[0] + laneOffsets) else { return false }
+                    guard (cy .== cy[0]).allLanes, (cx .== cx[0] + laneOffsets).allLanes else { return false }
                     let tx = fx - cx, ty = fy - cy
                     let w00 = (1 - tx) * (1 - ty), w10 = tx * (1 - ty), w01 = (1 - tx) * ty, w11 = tx * ty
                     let j = Int(cy[0]) &* w &+ Int(cx[0])
@@ -116,7 +116,7 @@ public struct DarkRoomEstimate: Sendable {
                             let fx = Float(m0 * px + m1 * py + m2 - 0.5) + stepX
                             let fy = Float(m3 * px + m4 * py + m5 - 0.5) + stepY
                             let inside = (fx .>= 0) .& (fy .>= 0) .& (fx .<= lastX) .& (fy .<= lastY)
-                            let allInside = all(inside)
+                            let allInside = inside.allLanes
                             if allInside, vectorChunk(y &* w &+ x, fx, fy) { x += 8; continue }
                             for k in 0..<8 {
                                 pixel(y &* w &+ x &+ k, fx[k], fy[k], inside: allInside || inside[k])
