@@ -67,6 +67,88 @@ struct NoiseReductionTests {
         #expect(filteredError < 0.5 * rawError, "error energy ratio \(filteredError / rawError)")
     }
 
+    @Test("away from edges the propagated variance is the error's, not a bound twice its size (mean z² within 25 % of 1)")
+    func calibratedVarianceInFlatRegions() {
+        let scene = SyntheticScene(width: 320, height: 240)
+        let (f, a, truth) = frames(scene)
+        var filtered = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        let u = Self.filter(&filtered, flash: f).uncertainty!
+        let n = truth.pixelCount, w = truth.width, h = truth.height
+        // The squares of SyntheticScene (centre, half side), tiled every 160 × 120 px.
+        let squares: [(Double, Double, Double)] = [(40, 35, 14), (100, 40, 16), (60, 85, 18), (125, 90, 12)]
+        func flat(_ x: Int, _ y: Int) -> Bool {
+            let px = Double(x) + 0.5, py = Double(y) + 0.5
+            guard px > 16, py > 16, px < Double(w) - 16, py < Double(h) - 16 else { return false }
+            for (cx0, cy0, half) in squares {
+                let cx = cx0 + 160 * ((px - cx0) / 160).rounded(), cy = cy0 + 120 * ((py - cy0) / 120).rounded()
+                // Inside the square grown by 16 px: near or on it.
+                if abs(px - cx) < half + 16 && abs(py - cy) < half + 16 { return false }
+            }
+            return true
+        }
+        var z2: Double = 0, count = 0.0
+        for y in 0..<h {
+            for x in 0..<w where flat(x, y) {
+                let p = y * w + x
+                let guideVariance = (0..<3).map { Double(f.noise.variance(f.image.samples[$0 * n + p])) }.reduce(0, +)
+                for c in 0..<3 {
+                    let i = c * n + p
+                    let gain = Double(u.guideGain.samples[i])
+                    let variance = Double(u.variance.samples[i]) + gain * gain * guideVariance
+                    let e = Double(filtered.difference.samples[i] - truth.samples[i])
+                    z2 += e * e / variance; count += 1
+                }
+            }
+        }
+        let meanZ2 = z2 / count
+        print(String(format: "noise reduction, flat regions: mean z² %.3f over %.0f samples", meanZ2, count))
+        #expect(count > 10_000)
+        // Counting the overlapping windows as fully correlated gave about 0.45 here.
+        #expect(meanZ2 > 0.75 && meanZ2 < 1.25, "mean z² \(meanZ2)")
+    }
+
+    @Test("the window-overlap factor: 1 for one window or pure misfit, the exact mean correlation for a full square of equal windows (checked by simulation), and no less than it for a line of windows")
+    func windowOverlapFactor() {
+        func factor(_ concentration: Float, _ share: Float = 1) -> Float {
+            WindowOverlap.noiseFactor(concentration: SIMD8(repeating: concentration), noiseShare: SIMD8(repeating: share), side: 7)[0]
+        }
+        #expect(abs(factor(1) - 1) < 1e-5)
+        #expect(abs(factor(1.0 / 49, 0) - 1) < 1e-6)
+        // (2W² + 1)/(3W²) per axis at W = 7: (99/147)².
+        let square = Float(99.0 / 147.0 * 99.0 / 147.0)
+        #expect(abs(factor(1.0 / 49) - square) < 1e-4)
+        #expect(abs(factor(1.0 / 49, 0.5) - (1 - 0.5 * (1 - square))) < 1e-4)
+        // Simulation: white noise, 7×7 box means, and the mean of the 49 (or of a row of 7) box means
+        // whose windows contain a pixel.
+        let size = 240, r = 3
+        var rng = SplitMix(seed: 5)
+        let noise = (0..<(size * size)).map { _ in rng.gaussian() }
+        var box = [Double](repeating: 0, count: size * size)
+        for y in r..<(size - r) {
+            for x in r..<(size - r) {
+                var sum = 0.0
+                for dy in -r...r { for dx in -r...r { sum += noise[(y + dy) * size + x + dx] } }
+                box[y * size + x] = sum / 49
+            }
+        }
+        var single = 0.0, all = 0.0, row = 0.0, count = 0.0
+        for y in (2 * r)..<(size - 2 * r) {
+            for x in (2 * r)..<(size - 2 * r) {
+                var s49 = 0.0, s7 = 0.0
+                for dy in -r...r { for dx in -r...r { s49 += box[(y + dy) * size + x + dx] } }
+                for dx in -r...r { s7 += box[y * size + x + dx] }
+                let b = box[y * size + x]
+                single += b * b; all += (s49 / 49) * (s49 / 49); row += (s7 / 7) * (s7 / 7); count += 1
+            }
+        }
+        let simulatedSquare = all / single, simulatedRow = row / single
+        print(String(format: "window overlap: square %.3f (formula %.3f), row %.3f (formula %.3f)",
+                     simulatedSquare, square, simulatedRow, factor(1.0 / 7)))
+        #expect(abs(Float(simulatedSquare) - square) < 0.03)
+        #expect(abs(simulatedRow - 99.0 / 147.0) < 0.03)
+        #expect(factor(1.0 / 7) >= Float(simulatedRow))
+    }
+
     @Test("where the ambient frame is brighter than the flash frame (D far below zero, uniformly) confidence goes to zero; elsewhere it stays")
     func negativeEstimate() {
         let (f, a0, _) = frames(SyntheticScene())
@@ -140,7 +222,7 @@ struct NoiseReductionTests {
         let scratchAddress = scratch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         let recycled = NoiseReduction().model(estimate: estimate, flash: f,
                                               reusing: [Float](repeating: .nan, count: 3 * n), scratch: &scratch)
-        let planes = 10 * fresh.lowWidth * fresh.lowHeight
+        let planes = GuidedModel.planeCount * fresh.lowWidth * fresh.lowHeight
         #expect(recycled.planes.count == planes)
         #expect(fresh.planes.prefix(planes).elementsEqual(recycled.planes[...]) { $0.bitPattern == $1.bitPattern })
         // The scratch array came back holding the same buffer (reused, not replaced).

@@ -31,7 +31,11 @@
 /// - the windows covering a pixel are combined with inverse-variance weights (one weight for the
 ///   three channels, from their summed variance) so that a pixel inside a patch takes its model from
 ///   windows that do not straddle an edge, and its standard deviation is the same weighted mean of
-///   the windows' standard deviations — no credit for averaging correlated windows.
+///   the windows' standard deviations (the bound for fully correlated windows), with the noise part
+///   of its variance scaled by `WindowOverlap.noiseFactor`: overlapping windows share their samples,
+///   so their noise is correlated by their overlap, not fully. Counting them as fully correlated
+///   overstated a flat region's σ by about 1.5× (measured against the truth on the hard set's noisy
+///   camera). The misfit `excess` is shared by overlapping windows and is not reduced.
 public struct NoiseReduction: Sendable {
     /// Window radius in averaged (`subsampling`) pixels.
     public var radius: Int = 3
@@ -61,11 +65,11 @@ public struct NoiseReduction: Sendable {
         let s = max(1, subsampling), r = max(0, radius)
         let lw = (w + s - 1) / s, lh = (h + s - 1) / s, ln = lw * lh
         // Working planes: 0 I, 1 I², 2 count, then per channel c at 3 + 4c: p, F_c, I·p, p²; planes
-        // 3…12 (the model's ten outputs, written over its inputs) live in `planes`, 0…2 and 13…14 in
-        // `work` (`at(_:)`). Boxes run in place (BoxFilter.mean allows it). Every plane is written
-        // before it is read: no zero fill.
-        var planes = recycledLargeArray(consume storage, count: 10 * ln, zero: Float(0))
-        var work = recycledLargeArray(moved(&scratch), count: 5 * ln, zero: Float(0))
+        // 3…14 (the model's twelve outputs, written over its inputs) live in `planes`, 0…2 in `work`
+        // (`at(_:)`). Boxes run in place (BoxFilter.mean allows it). Every plane is written before it
+        // is read: no zero fill.
+        var planes = recycledLargeArray(consume storage, count: GuidedModel.planeCount * ln, zero: Float(0))
+        var work = recycledLargeArray(moved(&scratch), count: 3 * ln, zero: Float(0))
         defer { scratch = moved(&work) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
@@ -77,7 +81,7 @@ public struct NoiseReduction: Sendable {
             let inputs = UncheckedSendableBox((dBuffer, fBuffer))
             /// The first sample of working plane `k`.
             @inline(__always) func at(_ k: Int) -> UnsafeMutablePointer<Float> {
-                k < 3 ? workPlanes.base + k * ln : k < 13 ? modelPlanes.base + (k - 3) * ln : workPlanes.base + (k - 10) * ln
+                k < 3 ? workPlanes.base + k * ln : modelPlanes.base + (k - 3) * ln
             }
             func box(_ k: Int) {
                 let plane = UnsafeMutableBufferPointer(start: at(k), count: ln)
@@ -181,8 +185,8 @@ public struct NoiseReduction: Sendable {
                         let epsilon = kappa * guideNoise + Float.leastNormalMagnitude
                         let signalVarI = positive(varI - guideNoise)
                         let onePlusRho = 1 + signalVarI / (signalVarI + epsilon)
-                        // All of this window's inputs are read before its outputs overwrite planes 3…12.
-                        @inline(__always) func channel(_ c: Int) -> (a: V, b: V, variance: V) {
+                        // All of this window's inputs are read before its outputs overwrite planes 3…14.
+                        @inline(__always) func channel(_ c: Int) -> (a: V, b: V, variance: V, noise: V) {
                             let o = 3 + 4 * c
                             let pBar = load(o), fBar = load(o + 1)
                             let covariance = load(o + 2) - mu * pBar
@@ -196,33 +200,56 @@ public struct NoiseReduction: Sendable {
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
                             let residual = positive(varP - 2 * ac * covariance + ac * ac * varI)
                             let excess = positive(residual - vBar * excessAllowance)
-                            return (ac, pBar - ac * mu, vBar / windowCount * onePlusRho * onePlusRho + excess)
+                            let noise = vBar / windowCount * onePlusRho * onePlusRho
+                            return (ac, pBar - ac * mu, noise + excess, noise)
                         }
                         let red = channel(0), green = channel(1), blue = channel(2)
                         let total = red.variance + green.variance + blue.variance
                         let weight = 1 / total.replacing(with: Float.leastNormalMagnitude, where: total .< Float.leastNormalMagnitude)
-                        @inline(__always) func put(_ c: Int, _ m: (a: V, b: V, variance: V)) {
+                        @inline(__always) func put(_ c: Int, _ m: (a: V, b: V, variance: V, noise: V)) {
                             store(weight * m.a, 3 + 3 * c); store(weight * m.b, 4 + 3 * c)
                             store(weight * m.variance.fastSquareRoot, 5 + 3 * c)
                         }
                         put(0, red); put(1, green); put(2, blue)
                         store(weight, 12)
+                        // w² (capped so that a box sum of 49 stays finite) and w·φ, φ the noise's share of
+                        // the window's variance (1 where nothing is misfit).
+                        store((weight * weight).replacing(with: 1e36, where: weight .> 1e18), 13)
+                        let share = weight * (red.noise + green.noise + blue.noise)
+                        store(weight * share.replacing(with: 1, where: share .> 1), 14)
                         X += 8
                     }
                 }
             }
             // 4. Weighted sums over the windows that contain each sample (normalized per pixel after the
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
-            for k in 3...12 { box(k) }
+            for k in 3...14 { box(k) }
+            // 5. Box means of w² and w·φ into the weights' concentration Σŵ² = mean(w²)/(mean(w)²·count)
+            // (count the windows in the box, fewer at the borders) and the noise share mean(w·φ)/mean(w).
+            forEachRowBand(rowCount: lh) { rows in
+                for Y in rows {
+                    let windowRows = min(lh - 1, Y + r) - max(0, Y - r) + 1
+                    for X in 0..<lw {
+                        let k = Y * lw + X
+                        let count = Float(windowRows * (min(lw - 1, X + r) - max(0, X - r) + 1))
+                        let mean = at(12)[k]
+                        let valid = mean > 0 && mean.isFinite
+                        at(13)[k] = valid ? at(13)[k] / (mean * mean * count) : 1
+                        at(14)[k] = valid ? at(14)[k] / mean : 1
+                    }
+                }
+            }
         }}}}
-        return GuidedModel(width: w, height: h, subsampling: s, planes: planes)
+        return GuidedModel(width: w, height: h, subsampling: s, windowSide: 2 * r + 1, planes: planes)
     }
 }
 
 /// The low-resolution result of `NoiseReduction`, at `1/subsampling` resolution: per channel c the
 /// window-weighted sums `Σw·a_c`, `Σw·b_c`, `Σw·sd_c` (sd the standard deviation of the model's
-/// independent error) and the weight `Σw`. At full resolution each is interpolated bilinearly (pixel
-/// centres aligned) and divided by the interpolated weight.
+/// independent error) and the weight `Σw`, and two normalized planes for `WindowOverlap`: the
+/// weights' concentration `Σŵ² = Σw²/(Σw)² = 1/N_eff` and the noise's weighted share `Σw·φ/Σw` of the
+/// windows' variance (the rest is misfit). At full resolution each is interpolated bilinearly (pixel
+/// centres aligned); the weighted sums are divided by the interpolated weight.
 public struct GuidedModel: Sendable {
     /// Full-resolution size.
     public let width: Int, height: Int
@@ -230,16 +257,21 @@ public struct GuidedModel: Sendable {
     public let subsampling: Int
     /// Low-resolution size.
     public let lowWidth: Int, lowHeight: Int
-    /// Ten planes of `lowWidth × lowHeight`: for c in 0..<3, `Σw·a_c` at 3c, `Σw·b_c` at 3c+1,
-    /// `Σw·sd_c` at 3c+2; `Σw` at 9.
+    /// `planeCount` planes of `lowWidth × lowHeight`: for c in 0..<3, `Σw·a_c` at 3c, `Σw·b_c` at
+    /// 3c+1, `Σw·sd_c` at 3c+2; `Σw` at 9, `Σŵ²` at 10, `Σw·φ/Σw` at 11. (Sums as box means: a common
+    /// factor, the window count.)
     public let planes: [Float]
+    /// Number of planes.
+    public static let planeCount = 12
+    /// Window side in low-resolution samples (`2·radius + 1`).
+    public let windowSide: Int
 
-    /// A model for a `width × height` frame from its planes.
-    public init(width: Int, height: Int, subsampling: Int, planes: [Float]) {
-        self.width = width; self.height = height; self.subsampling = subsampling
+    /// A model for a `width × height` frame from its planes, fitted in windows of `windowSide`² samples.
+    public init(width: Int, height: Int, subsampling: Int, windowSide: Int, planes: [Float]) {
+        self.width = width; self.height = height; self.subsampling = subsampling; self.windowSide = windowSide
         lowWidth = (width + subsampling - 1) / subsampling
         lowHeight = (height + subsampling - 1) / subsampling
-        precondition(planes.count >= 10 * lowWidth * lowHeight)
+        precondition(planes.count >= Self.planeCount * lowWidth * lowHeight && windowSide >= 1)
         self.planes = planes
     }
 
@@ -251,13 +283,45 @@ public struct GuidedModel: Sendable {
         return (i0, min(count - 1, i0 + 1), l - Float(i0))
     }
 
-    /// Fills `row` (10 × `lowWidth`) with the planes interpolated vertically at full-resolution row `y`.
+    /// Fills `row` (`planeCount` × `lowWidth`) with the planes interpolated vertically at full-resolution row `y`.
     @inlinable func verticalRow(_ y: Int, into row: UnsafeMutablePointer<Float>, planes p: UnsafePointer<Float>) {
         let (y0, y1, t) = Self.taps(y, subsampling: subsampling, count: lowHeight)
         let ln = lowWidth * lowHeight
-        for j in 0..<10 {
+        for j in 0..<Self.planeCount {
             let a = p + j * ln + y0 * lowWidth, b = p + j * ln + y1 * lowWidth, o = row + j * lowWidth
             for x in 0..<lowWidth { o[x] = a[x] + t * (b[x] - a[x]) }
         }
+    }
+}
+
+/// How much of the noise variance of a pixel's model survives the averaging of the overlapping
+/// windows that contain it (`NoiseReduction`), as a factor on the fully correlated bound
+/// `(Σ ŵ_k·sd_k)²`.
+///
+/// Two windows of side `W` whose centres are `d` apart share `(W − |d_x|)(W − |d_y|)` of their `W²`
+/// samples, so the noise of their means is correlated by `ρ(d) = (1 − |d_x|/W)(1 − |d_y|/W)`. For
+/// window centres spread evenly over `a` consecutive positions on an axis, the mean of `1 − |d|/W`
+/// over all pairs is `f(a) = 1 − (a² − 1)/(3aW)` (the mean distance of two of them is `(a² − 1)/(3a)`):
+/// 1 for one window, `(2W² + 1)/(3W²)` (0.673 at W = 7) for all `W`. The variance of the weighted
+/// mean of equal windows is that mean correlation times one window's variance. Only the weights'
+/// concentration `Σŵ² = 1/N_eff` is known per pixel, not their shape: `a = b = √N_eff` is taken, which
+/// overstates the variance when the windows lie along a line (an edge; e.g. 0.80 for `1 × 7`
+/// windows whose true factor is 0.673), never understates it for evenly weighted rectangles.
+/// The misfit part of a window's variance (`excess`) is common to overlapping windows and is kept:
+/// with `φ̄` the noise's weighted share, the factor is `1 − φ̄·(1 − f(a)²)`.
+public enum WindowOverlap {
+    /// The factor for weights of concentration `concentration` (`Σŵ²`, in [1/W², 1]) whose variance is
+    /// the share `noiseShare` noise, for windows of side `side`.
+    @inline(always) @inlinable
+    public static func noiseFactor(concentration: SIMD8<Float>, noiseShare: SIMD8<Float>, side: Float) -> SIMD8<Float> {
+        let one = SIMD8<Float>(repeating: 1)
+        // √N_eff per axis, within [1, W] (NaN → 1: no credit).
+        var a = concentration.fastInverseSquareRoot(newtonSteps: 2)
+        a = a.replacing(with: one, where: .!(a .> one))
+        a = a.replacing(with: SIMD8(repeating: side), where: a .> side)
+        let f = 1 - (a - 1 / a) * (1 / (3 * side))
+        var share = noiseShare.replacing(with: 0, where: .!(noiseShare .> 0))
+        share = share.replacing(with: one, where: share .> one)
+        return 1 - share * (1 - f * f)
     }
 }
