@@ -71,11 +71,9 @@ struct FuseCommand: ParsableCommand {
         // Read and check everything before writing anything.
         let cameraProfile = try CameraProfile(path: camera)
         let flashCalibration = try FlashProfile(path: flashProfile)
-        if let expected = flashCalibration.cameraName, expected != cameraProfile.name {
-            progress.say("warning: \(flashProfile) was calibrated for camera '\(expected)', and \(camera) is '\(cameraProfile.name)': its matrix and white are that camera's")
-        }
-        if colorimetricUncertainty && flashCalibration.colorimetricUncertainty == nil {
-            progress.say("warning: \(flashProfile) has no colorimetricUncertainty: the confidence map counts the measurement only, not the matrix's error by colour (calibrate spectral or chart writes it)")
+        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashCalibration, flashPath: flashProfile,
+                                          countColorimetricUncertainty: colorimetricUncertainty) {
+            progress.say(line)
         }
         let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc)
         let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)

@@ -70,6 +70,10 @@ struct ValidateCommand: ParsableCommand {
         let progress = Progress()
         let cameraProfile = try CameraProfile(path: camera)
         let flashProfile = try FlashProfile(path: flash)
+        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
+                                          countColorimetricUncertainty: colorimetricUncertainty) {
+            progress.say(line)
+        }
         let folders = try ValidationRun.conditionFolders(in: directory)
         let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         // The outputs checked before the (long) run, so that it cannot end in an unwritable report.

@@ -178,6 +178,12 @@ struct CalibrateValidateCLITests {
                 && !one.stdout.contains("nan"), "\(one.stdout)")
         let oneSet = try JSONValue.read(path: dir.appendingPathComponent("one.json").path).object?["set"]?.object ?? [:]
         #expect(oneSet["repeatabilityMeanDeltaE2000"] == .null && oneSet["varianceReduction"] == .null)
+        #expect(!one.stderr.contains("warning"), "\(one.stderr)")
+        // A flash profile calibrated for another camera: validate warns as fuse does, and still runs.
+        let mismatched = try CLI.run(["validate", single.path, "--camera", Self.root + "/calibration/synthetic-sigma-sdmerill.camera.json",
+                                      "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
+        #expect(mismatched.status != 2 && mismatched.stderr.contains("warning") && mismatched.stderr.contains("Nikon 5100 (NPL)")
+                && mismatched.stderr.contains("Sigma SDMerill (NPL)") && mismatched.stderr.contains("[1/1]"), "\(mismatched.stderr)")
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),
