@@ -57,7 +57,8 @@ public struct NoiseReduction: Sendable {
     /// e.g. the ambient frame's samples once the dark-room estimate is made) and the working planes
     /// that are not part of the model into `scratch`, each reused when it is large enough
     /// (`recycledLargeArray`) so that fewer fresh pages are touched. `scratch` is left to the caller
-    /// (it holds nothing it needs; 5/s² of a frame's plane count of samples, `s` the subsampling).
+    /// (it holds nothing it needs; at least one full-resolution plane, so that the confidence map
+    /// can be written into it).
     public func model(estimate: DarkRoomEstimate, flash: LinearFrame, reusing storage: consuming [Float],
                       scratch: inout [Float]) -> GuidedModel {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
@@ -69,7 +70,7 @@ public struct NoiseReduction: Sendable {
         // (`at(_:)`). Boxes run in place (BoxFilter.mean allows it). Every plane is written before it
         // is read: no zero fill.
         var planes = recycledLargeArray(consume storage, count: GuidedModel.planeCount * ln, zero: Float(0))
-        var work = recycledLargeArray(moved(&scratch), count: 3 * ln, zero: Float(0))
+        var work = recycledLargeArray(moved(&scratch), count: max(3 * ln, n), zero: Float(0))
         defer { scratch = moved(&work) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
         let kappa = regularization
@@ -213,10 +214,17 @@ public struct NoiseReduction: Sendable {
                         put(0, red); put(1, green); put(2, blue)
                         store(weight, 12)
                         // w² (capped so that a box sum of 49 stays finite) and w·φ, φ the noise's share of
-                        // the window's variance (1 where nothing is misfit).
+                        // the window's variance in the channel where it is smallest (1 where nothing is
+                        // misfit): one share for the three channels must not credit a misfit channel
+                        // with the others' clean noise.
                         store((weight * weight).replacing(with: 1e36, where: weight .> 1e18), 13)
-                        let share = weight * (red.noise + green.noise + blue.noise)
-                        store(weight * share.replacing(with: 1, where: share .> 1), 14)
+                        @inline(__always) func share(_ m: (a: V, b: V, variance: V, noise: V)) -> V {
+                            let s = m.noise / m.variance
+                            return s.replacing(with: 1, where: .!(s .< 1))  // 0/0 (no variance): nothing misfit
+                        }
+                        let r = share(red), g = share(green), b = share(blue)
+                        let rg = r.replacing(with: g, where: g .< r)
+                        store(weight * rg.replacing(with: b, where: b .< rg), 14)
                         X += 8
                     }
                 }
@@ -225,16 +233,18 @@ public struct NoiseReduction: Sendable {
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
             for k in 3...14 { box(k) }
             // 5. Box means of w² and w·φ into the weights' concentration Σŵ² = mean(w²)/(mean(w)²·count)
-            // (count the windows in the box, fewer at the borders) and the noise share mean(w·φ)/mean(w).
+            // and the noise share mean(w·φ)/mean(w). Within `r` of the border the windows are clipped
+            // there and nest, sharing more samples than `WindowOverlap` assumes: no credit (Σŵ² = 1).
+            let side = 2 * r + 1
             forEachRowBand(rowCount: lh) { rows in
                 for Y in rows {
                     let windowRows = min(lh - 1, Y + r) - max(0, Y - r) + 1
                     for X in 0..<lw {
                         let k = Y * lw + X
-                        let count = Float(windowRows * (min(lw - 1, X + r) - max(0, X - r) + 1))
+                        let count = windowRows * (min(lw - 1, X + r) - max(0, X - r) + 1)
                         let mean = at(12)[k]
                         let valid = mean > 0 && mean.isFinite
-                        at(13)[k] = valid ? at(13)[k] / (mean * mean * count) : 1
+                        at(13)[k] = valid && count == side * side ? at(13)[k] / (mean * mean * Float(count)) : 1
                         at(14)[k] = valid ? at(14)[k] / mean : 1
                     }
                 }
@@ -306,9 +316,20 @@ public struct GuidedModel: Sendable {
 /// mean of equal windows is that mean correlation times one window's variance. Only the weights'
 /// concentration `Σŵ² = 1/N_eff` is known per pixel, not their shape: `a = b = √N_eff` is taken, which
 /// overstates the variance when the windows lie along a line (an edge; e.g. 0.80 for `1 × 7`
-/// windows whose true factor is 0.673), never understates it for evenly weighted rectangles.
+/// windows whose true factor is 0.673) and never understates it for evenly weighted rectangles;
+/// for tapered weights it can understate it by a few percent (a review's search found up to 6 %
+/// for disk-shaped weights, 10 % with the bilinear interpolation of the concentration).
 /// The misfit part of a window's variance (`excess`) is common to overlapping windows and is kept:
-/// with `φ̄` the noise's weighted share, the factor is `1 − φ̄·(1 − f(a)²)`.
+/// with `φ̄` the noise's weighted share (of the channel where it is smallest), the factor is
+/// `1 − φ̄·(1 − f(a)²)`.
+///
+/// Assumed: the noise of the 2×2 block means is spatially white, as the noise model's per-pixel
+/// variance is (raw-like data, the synthesizer's frames). Demosaicing correlates neighbouring
+/// pixels, and then a window mean's variance is larger than `v̄/|ω|` — by 3.6× (red, blue) and 1.9×
+/// (green) for bilinear demosaicing, by a review's simulation — which this model does not know;
+/// counting the windows as fully correlated covered about 2.2× of that by accident. Measured end to
+/// end on bilinear-demosaiced noise: flat regions mean z² 1.12 (0.72 with that bound). The noise
+/// model would need the spatial correlation, measured at calibration, to be right there.
 public enum WindowOverlap {
     /// The factor for weights of concentration `concentration` (`Σŵ²`, in [1/W², 1]) whose variance is
     /// the share `noiseShare` noise, for windows of side `side`.
