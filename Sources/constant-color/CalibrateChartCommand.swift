@@ -34,19 +34,19 @@ struct CalibrateChart: ParsableCommand {
             help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
     @Option(help: "Ambient frame exposure T,N,ISO (default: EXIF).") var ambientExposure: String?
     @Option(help: "Existing camera profile to take the black and white levels from.") var camera: String?
-    @Option(help: "Black level, DN (when no --camera).") var blackLevel: Double?
-    @Option(help: "White (saturation) level, DN (when no --camera).") var whiteLevel: Double?
+    @Option(parsing: .unconditional, help: "Black level, DN (when no --camera).") var blackLevel: Double?
+    @Option(parsing: .unconditional, help: "White (saturation) level, DN (when no --camera).") var whiteLevel: Double?
     @Option(help: "Camera profile output (JSON).") var cameraOut: String
     @Option(help: "Flash profile output (JSON).") var flashOut: String
     @Option(help: "Dark frame: the same camera, lens capped (black level + read noise); gives the read noise.")
     var dark: String?
     @Option(help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
-    @Option(help: "Read noise at ISO 100, DN, to write instead of the photon-transfer intercept (e.g. from a data sheet; without --dark).")
+    @Option(parsing: .unconditional, help: "Read noise at ISO 100, DN, to write instead of the photon-transfer intercept (e.g. from a data sheet; without --dark).")
     var readNoise: Double?
     @Option(help: "Camera name written to the profiles.") var cameraName: String?
     @Option(help: "Flash name written to the flash profile.") var flashName: String?
     @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
-    @Option(help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–4; far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
+    @Option(parsing: .unconditional, help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–4; far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
     var maxFitError: Double = 8
 
     func validate() throws {

@@ -22,11 +22,11 @@ struct CalibrateSpectral: ParsableCommand {
     @Option(help: "Flash spectral power distribution (SPEC 4.2 JSON).") var flashSpd: String
     @Option(help: "Camera profile output (JSON).") var cameraOut: String
     @Option(help: "Flash profile output (JSON).") var flashOut: String
-    @Option(help: "Black level, DN.") var blackLevel: Double = 1024
-    @Option(help: "White (saturation) level, DN.") var whiteLevel: Double = 60000
-    @Option(help: "Read noise at the reference ISO, DN.") var readNoise: Double = 8
-    @Option(help: "Conversion gain at the reference ISO, electrons per DN.") var gain: Double = 0.25
-    @Option(help: "ISO at which --read-noise and --gain hold.") var referenceIso: Double = 100
+    @Option(parsing: .unconditional, help: "Black level, DN.") var blackLevel: Double = 1024
+    @Option(parsing: .unconditional, help: "White (saturation) level, DN.") var whiteLevel: Double = 60000
+    @Option(parsing: .unconditional, help: "Read noise at the reference ISO, DN.") var readNoise: Double = 8
+    @Option(parsing: .unconditional, help: "Conversion gain at the reference ISO, electrons per DN.") var gain: Double = 0.25
+    @Option(parsing: .unconditional, help: "ISO at which --read-noise and --gain hold.") var referenceIso: Double = 100
     @Option(help: "Training reflectances (set JSON: wavelengthsNm, names, values).") var training: String?
     @Option(help: "Camera name (default: the sensitivity file's name).") var cameraName: String?
     @Option(help: "Flash name (default: the SPD file's name).") var flashName: String?

@@ -21,7 +21,7 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "The report written by `fuse --report`.")
     var report: String
 
-    @Option(help: "Threshold in [0, 1]; default: the report's threshold.")
+    @Option(parsing: .unconditional, help: "Threshold in [0, 1]; default: the report's threshold.")
     var threshold: Double?
 
     @Option(help: "Region of interest x,y,w,h in pixels (needs --confidence).")

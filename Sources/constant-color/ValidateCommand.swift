@@ -41,17 +41,17 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "Flash profile (JSON).") var flash: String
     @Option(help: "Write the metrics as JSON here.") var json: String?
     @Option(help: "Write a self-contained HTML report here.") var html: String?
-    @Option(help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
-    @Option(help: "Only conditions whose truth gives an ambient illuminance at most this (lux) count for the accuracy tolerance.")
+    @Option(parsing: .unconditional, help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
+    @Option(parsing: .unconditional, help: "Only conditions whose truth gives an ambient illuminance at most this (lux) count for the accuracy tolerance.")
     var accuracyMaxLux: Double?
-    @Option(help: "Tolerance: mean repeatability, ΔE00.") var maxRepeatability: Double = 1.5
-    @Option(help: "Tolerance: variance reduction against the ambient photo, 0...1.") var minVarianceReduction: Double = 0.9
-    @Option(help: "Tolerance: mean confidence on the patches, 0...1 (not checked unless given).") var minPatchConfidence: Double?
-    @Option(help: "Tolerance: fraction of pixels with confidence >= 0.8 more than 3 ΔE00 chroma from the truth (issue 7: 0.01; not checked unless given).")
+    @Option(parsing: .unconditional, help: "Tolerance: mean repeatability, ΔE00.") var maxRepeatability: Double = 1.5
+    @Option(parsing: .unconditional, help: "Tolerance: variance reduction against the ambient photo, 0...1.") var minVarianceReduction: Double = 0.9
+    @Option(parsing: .unconditional, help: "Tolerance: mean confidence on the patches, 0...1 (not checked unless given).") var minPatchConfidence: Double?
+    @Option(parsing: .unconditional, help: "Tolerance: fraction of pixels with confidence >= 0.8 more than 3 ΔE00 chroma from the truth (issue 7: 0.01; not checked unless given).")
     var maxConfidentWrong: Double?
-    @Option(help: "Tolerance: fraction of pixels within 1.5 ΔE00 chroma of the truth with confidence < 0.5 (issue 7: 0.1; not checked unless given).")
+    @Option(parsing: .unconditional, help: "Tolerance: fraction of pixels within 1.5 ΔE00 chroma of the truth with confidence < 0.5 (issue 7: 0.1; not checked unless given).")
     var maxAccurateLowConfidence: Double?
-    @Option(help: "Tolerance: max |estimated / true - 1| of the ambient-to-flash ratio (issue 7: 0.01; not checked unless given).")
+    @Option(parsing: .unconditional, help: "Tolerance: max |estimated / true - 1| of the ambient-to-flash ratio (issue 7: 0.01; not checked unless given).")
     var maxRatioError: Double?
 
     func validate() throws {
@@ -64,6 +64,7 @@ struct ValidateCommand: ParsableCommand {
             if let v, !(v >= 0 && v <= 1) { throw ValidationError("\(name) must be in [0, 1]") }
         }
         if let v = maxRatioError, !(v >= 0 && v.isFinite) { throw ValidationError("--max-ratio-error must be a finite number >= 0") }
+        if let v = accuracyMaxLux, !(v >= 0 && v.isFinite) { throw ValidationError("--accuracy-max-lux must be a finite number >= 0") }
     }
 
     func run() throws {

@@ -210,6 +210,22 @@ struct FuseCLITests {
         // Negative values reach the range checks (not "missing value").
         try expectBadInput(pair, pair.fuseArguments(["--threshold", "-1"]), mention: "--threshold must be in [0, 1]")
         try expectBadInput(pair, pair.fuseArguments(["--flash-exposure", "-1/60,2.8,100"]), mention: "not a positive")
+        // ... in the other commands too.
+        for (arguments, mention) in [
+            (["check", pair.file("none.json"), "--threshold", "-1"], "--threshold must be in [0, 1]"),
+            (["calibrate", "spectral", "--camera-sensitivity", pair.file("none.json"), "--flash-spd", pair.file("none.json"),
+              "--black-level", "-1", "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")],
+             "--black-level >= 0"),
+            (["calibrate", "chart", pair.file("flash.tif"), "--chart", pair.file("none.json"), "--black-level", "-1", "--white-level", "100",
+              "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")], "--black-level >= 0"),
+            (["validate", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"), "--max-accuracy", "-1"],
+             "--max-accuracy must be"),
+            (["validate", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"), "--accuracy-max-lux", "-5"],
+             "--accuracy-max-lux must be"),
+        ] {
+            let r = try CLI.run(arguments)
+            #expect(r.status == 2 && r.stderr.contains(mention) && !r.stderr.contains("Missing value"), "\(arguments): \(r.stderr)")
+        }
         // synth --out naming a file; a flash SPD with negative power.
         let synth = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--width", "64", "--height", "48", "--out", pair.file("camera.json")])
         #expect(synth.status == 2 && synth.stderr.contains("camera.json: is a file"), "\(synth.stderr)")
