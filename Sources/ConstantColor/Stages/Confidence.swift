@@ -70,7 +70,7 @@ public enum Confidence {
         var x0 = [Int](repeating: 0, count: w), x1 = x0, tx = [Float](repeating: 0, count: w)
         for x in 0..<w { (x0[x], x1[x], tx[x]) = GuidedModel.taps(x, subsampling: model.subsampling, count: lw) }
         let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
-                                        ambientNoise: ambientNoise, windowSide: Float(model.windowSide))
+                                        ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
@@ -86,13 +86,13 @@ public enum Confidence {
             let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer))
             forEachRowBand(rowCount: h) { rows in
                 let (f, flags, planes, x0, x1, tx) = inputs.value
-                // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd, the weights'
-                // concentration and the noise share (11 rows of w, padded to a multiple of the vector
-                // width) and the dilated invalid mask.
+                // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd and the
+                // overlap factor (10 rows of w, padded to a multiple of the vector width) and the
+                // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
-                let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.planeCount * lw)
-                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 11 * padded)
-                coefficients.initialize(repeating: 0, count: 11 * padded)
+                let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
+                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 10 * padded)
+                coefficients.initialize(repeating: 0, count: 10 * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
                 let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
@@ -126,7 +126,7 @@ public enum Confidence {
                                 UnsafeMutableRawPointer(coefficients + j * padded + 2 * k).storeBytes(of: v, as: SIMD16<Float>.self)
                             }
                             for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
-                            put(interpolated(10, k), 9); put(interpolated(11, k), 10)
+                            put(interpolated(10, k), 9)
                         }
                         vectorPixels = 2..<(2 * kEnd)
                     }
@@ -140,7 +140,7 @@ public enum Confidence {
                             }
                             let inverseWeight = 1 / sample(9)
                             for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
-                            coefficients[9 * padded + x] = sample(10); coefficients[10 * padded + x] = sample(11)
+                            coefficients[9 * padded + x] = sample(10)
                         }
                     }
                     scalarPixels(0..<vectorPixels.lowerBound)
@@ -183,9 +183,8 @@ public enum Confidence {
     /// and the colorimetric lookup are inlined (`@inline(always)`), since a call clobbers every
     /// vector register and the kernel's many live vectors were spilled around each one. Full vectors
     /// read and write the row in place; the partial vector at the row's end goes through `tail`
-    /// (scratch for six input and ten output vectors). `coefficients` holds the row's eleven
-    /// interpolated model planes (ā, b̄, sd per channel, the weights' concentration, the noise share)
-    /// `stride` apart.
+    /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
+    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart.
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
                            coefficients: UnsafePointer<Float>, stride padded: Int, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
@@ -214,8 +213,7 @@ public enum Confidence {
                            a: (load(c, x), load(c + 3 * padded, x), load(c + 6 * padded, x)),
                            b: (load(c + padded, x), load(c + 4 * padded, x), load(c + 7 * padded, x)),
                            sd: (load(c + 2 * padded, x), load(c + 5 * padded, x), load(c + 8 * padded, x)),
-                           overlap: WindowOverlap.noiseFactor(concentration: load(c + 9 * padded, x),
-                                                              noiseShare: load(c + 10 * padded, x), side: constants.windowSide),
+                           overlap: load(c + 9 * padded, x),
                            invalid: load(invalid, x), constants)
             store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
             store(r.confidence, confidence, x)
@@ -267,8 +265,6 @@ public enum Confidence {
         var delta: Float
         /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
-        /// The model's window side in low-resolution samples (`WindowOverlap`).
-        var windowSide: Float
     }
 
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,

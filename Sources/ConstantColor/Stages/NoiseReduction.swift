@@ -232,20 +232,35 @@ public struct NoiseReduction: Sendable {
             // 4. Weighted sums over the windows that contain each sample (normalized per pixel after the
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
             for k in 3...14 { box(k) }
-            // 5. Box means of w² and w·φ into the weights' concentration Σŵ² = mean(w²)/(mean(w)²·count)
-            // and the noise share mean(w·φ)/mean(w). Within `r` of the border the windows are clipped
-            // there and nest, sharing more samples than `WindowOverlap` assumes: no credit (Σŵ² = 1).
+            // 5. The overlap factor (`WindowOverlap`) into plane 13, from the box means of w² and w·φ: the
+            // weights' concentration Σŵ² = mean(w²)/(mean(w)²·count) and the noise share
+            // mean(w·φ)/mean(w). Within `r` of the border the windows are clipped there and nest,
+            // sharing more samples than `WindowOverlap` assumes: no credit (Σŵ² = 1). Computed at the
+            // samples and interpolated, not per pixel (the factor is smooth; a quarter of the work).
             let side = 2 * r + 1
             forEachRowBand(rowCount: lh) { rows in
                 for Y in rows {
                     let windowRows = min(lh - 1, Y + r) - max(0, Y - r) + 1
+                    let start = Y * lw
+                    let weight = at(12) + start, squares = at(13) + start, shares = at(14) + start
                     for X in 0..<lw {
-                        let k = Y * lw + X
                         let count = windowRows * (min(lw - 1, X + r) - max(0, X - r) + 1)
-                        let mean = at(12)[k]
+                        let mean = weight[X]
                         let valid = mean > 0 && mean.isFinite
-                        at(13)[k] = valid && count == side * side ? at(13)[k] / (mean * mean * Float(count)) : 1
-                        at(14)[k] = valid ? at(14)[k] / mean : 1
+                        squares[X] = valid && count == side * side ? squares[X] / (mean * mean * Float(count)) : 1
+                        shares[X] = valid ? shares[X] / mean : 1
+                    }
+                    // The factor in place of the concentration, eight at a time, the row's end one by one.
+                    let full = lw / 8 * 8, sideLength = Float(side)
+                    for x in stride(from: 0, to: full, by: 8) {
+                        let factor = WindowOverlap.noiseFactor(
+                            concentration: UnsafeRawPointer(squares + x).loadUnaligned(as: SIMD8<Float>.self),
+                            noiseShare: UnsafeRawPointer(shares + x).loadUnaligned(as: SIMD8<Float>.self), side: sideLength)
+                        UnsafeMutableRawPointer(squares + x).storeBytes(of: factor, as: SIMD8<Float>.self)
+                    }
+                    for x in full..<lw {
+                        squares[x] = WindowOverlap.noiseFactor(concentration: SIMD8(repeating: squares[x]),
+                                                               noiseShare: SIMD8(repeating: shares[x]), side: sideLength)[0]
                     }
                 }
             }
@@ -256,10 +271,9 @@ public struct NoiseReduction: Sendable {
 
 /// The low-resolution result of `NoiseReduction`, at `1/subsampling` resolution: per channel c the
 /// window-weighted sums `Σw·a_c`, `Σw·b_c`, `Σw·sd_c` (sd the standard deviation of the model's
-/// independent error) and the weight `Σw`, and two normalized planes for `WindowOverlap`: the
-/// weights' concentration `Σŵ² = Σw²/(Σw)² = 1/N_eff` and the noise's weighted share `Σw·φ/Σw` of the
-/// windows' variance (the rest is misfit). At full resolution each is interpolated bilinearly (pixel
-/// centres aligned); the weighted sums are divided by the interpolated weight.
+/// independent error), the weight `Σw`, and the factor on the noise part of `sd²` for the windows'
+/// overlap (`WindowOverlap`). At full resolution each is interpolated bilinearly (pixel centres
+/// aligned); the weighted sums are divided by the interpolated weight.
 public struct GuidedModel: Sendable {
     /// Full-resolution size.
     public let width: Int, height: Int
@@ -268,11 +282,13 @@ public struct GuidedModel: Sendable {
     /// Low-resolution size.
     public let lowWidth: Int, lowHeight: Int
     /// `planeCount` planes of `lowWidth × lowHeight`: for c in 0..<3, `Σw·a_c` at 3c, `Σw·b_c` at
-    /// 3c+1, `Σw·sd_c` at 3c+2; `Σw` at 9, `Σŵ²` at 10, `Σw·φ/Σw` at 11. (Sums as box means: a common
-    /// factor, the window count.)
+    /// 3c+1, `Σw·sd_c` at 3c+2; `Σw` at 9, the overlap factor at 10 (sums as box means: a common
+    /// factor, the window count); plane 11 is the noise reduction's working space.
     public let planes: [Float]
-    /// Number of planes.
+    /// Number of planes stored.
     public static let planeCount = 12
+    /// Number of planes evaluated at full resolution (`verticalRow`).
+    public static let evaluatedPlaneCount = 11
     /// Window side in low-resolution samples (`2·radius + 1`).
     public let windowSide: Int
 
@@ -293,11 +309,11 @@ public struct GuidedModel: Sendable {
         return (i0, min(count - 1, i0 + 1), l - Float(i0))
     }
 
-    /// Fills `row` (`planeCount` × `lowWidth`) with the planes interpolated vertically at full-resolution row `y`.
+    /// Fills `row` (`evaluatedPlaneCount` × `lowWidth`) with the planes interpolated vertically at full-resolution row `y`.
     @inlinable func verticalRow(_ y: Int, into row: UnsafeMutablePointer<Float>, planes p: UnsafePointer<Float>) {
         let (y0, y1, t) = Self.taps(y, subsampling: subsampling, count: lowHeight)
         let ln = lowWidth * lowHeight
-        for j in 0..<Self.planeCount {
+        for j in 0..<Self.evaluatedPlaneCount {
             let a = p + j * ln + y0 * lowWidth, b = p + j * ln + y1 * lowWidth, o = row + j * lowWidth
             for x in 0..<lowWidth { o[x] = a[x] + t * (b[x] - a[x]) }
         }
