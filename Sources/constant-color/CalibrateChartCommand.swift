@@ -30,9 +30,9 @@ struct CalibrateChart: ParsableCommand {
     @Argument(help: "The chart capture (linear camera-RGB TIFF).") var capture: String
     @Option(help: "Chart description (SPEC 4.3 JSON, or a truth.json with a chart).") var chart: String
     @Option(help: "Ambient-only frame of the same chart, subtracted first.") var ambient: String?
-    @Option(name: [.customLong("exposure"), .customLong("capture-exposure")],
+    @Option(name: [.customLong("exposure"), .customLong("capture-exposure")], parsing: .unconditional,
             help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
-    @Option(help: "Ambient frame exposure T,N,ISO (default: EXIF).") var ambientExposure: String?
+    @Option(parsing: .unconditional, help: "Ambient frame exposure T,N,ISO (default: EXIF).") var ambientExposure: String?
     @Option(help: "Existing camera profile to take the black and white levels from.") var camera: String?
     @Option(parsing: .unconditional, help: "Black level, DN (when no --camera).") var blackLevel: Double?
     @Option(parsing: .unconditional, help: "White (saturation) level, DN (when no --camera).") var whiteLevel: Double?
@@ -40,7 +40,7 @@ struct CalibrateChart: ParsableCommand {
     @Option(help: "Flash profile output (JSON).") var flashOut: String
     @Option(help: "Dark frame: the same camera, lens capped (black level + read noise); gives the read noise.")
     var dark: String?
-    @Option(help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
+    @Option(parsing: .unconditional, help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
     @Option(parsing: .unconditional, help: "Read noise at ISO 100, DN, to write instead of the photon-transfer intercept (e.g. from a data sheet; without --dark).")
     var readNoise: Double?
     @Option(help: "Camera name written to the profiles.") var cameraName: String?
@@ -55,7 +55,7 @@ struct CalibrateChart: ParsableCommand {
             guard let b = blackLevel, let w = whiteLevel else {
                 throw ValidationError("give --camera CAM.json, or --black-level and --white-level")
             }
-            guard w > b, b >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
+            guard w > b, b >= 0, w.isFinite else { throw ValidationError("--white-level must exceed --black-level >= 0 (finite)") }
         }
         guard URL(fileURLWithPath: cameraOut).standardizedFileURL != URL(fileURLWithPath: flashOut).standardizedFileURL else {
             throw ValidationError("--camera-out and --flash-out name the same file")

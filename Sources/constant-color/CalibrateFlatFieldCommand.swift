@@ -29,9 +29,9 @@ struct CalibrateFlatField: ParsableCommand {
     @Option(help: "Flash profile output (JSON).") var flashOut: String
     @Option(help: "Dark frame (lens capped, same size), subtracted pixel by pixel instead of the black level.") var dark: String?
     @Option(help: "Grid columns x rows.") var grid: String = "16x12"
-    @Option(name: [.customLong("exposure"), .customLong("capture-exposure")],
+    @Option(name: [.customLong("exposure"), .customLong("capture-exposure")], parsing: .unconditional,
             help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
-    @Option(help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
+    @Option(parsing: .unconditional, help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?
     @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
 
     /// The grid's columns and rows.

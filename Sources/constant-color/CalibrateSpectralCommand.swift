@@ -33,9 +33,11 @@ struct CalibrateSpectral: ParsableCommand {
     @Option(help: "Spectral data folder (CMFs, D65, ColorChecker).") var spectra: String?
 
     func validate() throws {
-        guard whiteLevel > blackLevel, blackLevel >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
-        guard readNoise >= 0, gain > 0, referenceIso > 0 else {
-            throw ValidationError("--read-noise must be >= 0, --gain and --reference-iso positive")
+        guard whiteLevel > blackLevel, blackLevel >= 0, whiteLevel.isFinite else {
+            throw ValidationError("--white-level must exceed --black-level >= 0 (finite)")
+        }
+        guard readNoise >= 0, gain > 0, referenceIso > 0, readNoise.isFinite, gain.isFinite, referenceIso.isFinite else {
+            throw ValidationError("--read-noise must be >= 0, --gain and --reference-iso positive (finite)")
         }
         guard URL(fileURLWithPath: cameraOut).standardizedFileURL != URL(fileURLWithPath: flashOut).standardizedFileURL else {
             throw ValidationError("--camera-out and --flash-out name the same file")

@@ -218,6 +218,11 @@ struct FuseCLITests {
              "--black-level >= 0"),
             (["calibrate", "chart", pair.file("flash.tif"), "--chart", pair.file("none.json"), "--black-level", "-1", "--white-level", "100",
               "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")], "--black-level >= 0"),
+            // Not finite: the profile would be written as null.
+            (["calibrate", "spectral", "--camera-sensitivity", pair.file("none.json"), "--flash-spd", pair.file("none.json"),
+              "--white-level", "inf", "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")], "(finite)"),
+            (["calibrate", "spectral", "--camera-sensitivity", pair.file("none.json"), "--flash-spd", pair.file("none.json"),
+              "--gain", "inf", "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")], "(finite)"),
             (["validate", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"), "--max-accuracy", "-1"],
              "--max-accuracy must be"),
             (["validate", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"), "--accuracy-max-lux", "-5"],

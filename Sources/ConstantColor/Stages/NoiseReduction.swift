@@ -232,22 +232,23 @@ public struct NoiseReduction: Sendable {
             // 4. Weighted sums over the windows that contain each sample (normalized per pixel after the
             // upsampling, so that near an edge the better-fitting side's coefficients dominate).
             for k in 3...14 { box(k) }
-            // 5. The overlap factor (`WindowOverlap`) into plane 13, from the box means of w² and w·φ: the
-            // weights' concentration Σŵ² = mean(w²)/(mean(w)²·count) and the noise share
-            // mean(w·φ)/mean(w). Within `r` of the border the windows are clipped there and nest,
-            // sharing more samples than `WindowOverlap` assumes: no credit (Σŵ² = 1). Computed at the
+            // 5. The overlap factor (`WindowOverlap`) into working plane 13 (model plane 10), from the
+            // box means of w² and w·φ: the weights' concentration Σŵ² = mean(w²)/(mean(w)²·49) and the
+            // noise share mean(w·φ)/mean(w). Windows centred within `r` of the border are clipped there
+            // and nest, sharing more samples than `WindowOverlap` assumes: a sample one of whose
+            // windows is clipped (within 2r of the border) gets no credit (Σŵ² = 1). Computed at the
             // samples and interpolated, not per pixel (the factor is smooth; a quarter of the work).
             let side = 2 * r + 1
             forEachRowBand(rowCount: lh) { rows in
                 for Y in rows {
-                    let windowRows = min(lh - 1, Y + r) - max(0, Y - r) + 1
+                    let rowInside = Y >= 2 * r && Y <= lh - 1 - 2 * r
                     let start = Y * lw
                     let weight = at(12) + start, squares = at(13) + start, shares = at(14) + start
                     for X in 0..<lw {
-                        let count = windowRows * (min(lw - 1, X + r) - max(0, X - r) + 1)
+                        let inside = rowInside && X >= 2 * r && X <= lw - 1 - 2 * r
                         let mean = weight[X]
                         let valid = mean > 0 && mean.isFinite
-                        squares[X] = valid && count == side * side ? squares[X] / (mean * mean * Float(count)) : 1
+                        squares[X] = valid && inside ? squares[X] / (mean * mean * Float(side * side)) : 1
                         shares[X] = valid ? shares[X] / mean : 1
                     }
                     // The factor in place of the concentration, eight at a time, the row's end one by one.
@@ -330,11 +331,12 @@ public struct GuidedModel: Sendable {
 /// over all pairs is `f(a) = 1 − (a² − 1)/(3aW)` (the mean distance of two of them is `(a² − 1)/(3a)`):
 /// 1 for one window, `(2W² + 1)/(3W²)` (0.673 at W = 7) for all `W`. The variance of the weighted
 /// mean of equal windows is that mean correlation times one window's variance. Only the weights'
-/// concentration `Σŵ² = 1/N_eff` is known per pixel, not their shape: `a = b = √N_eff` is taken, which
+/// concentration `Σŵ² = 1/N_eff` is known at each sample, not their shape: `a = b = √N_eff` is taken, which
 /// overstates the variance when the windows lie along a line (an edge; e.g. 0.80 for `1 × 7`
 /// windows whose true factor is 0.673) and never understates it for evenly weighted rectangles;
 /// for tapered weights it can understate it by a few percent (a review's search found up to 6 %
-/// for disk-shaped weights, 10 % with the bilinear interpolation of the concentration).
+/// for disk-shaped weights). The factor is computed at the model's samples and interpolated
+/// between them; near the frame's border (where clipped windows nest) it is 1.
 /// The misfit part of a window's variance (`excess`) is common to overlapping windows and is kept:
 /// with `φ̄` the noise's weighted share (of the channel where it is smallest), the factor is
 /// `1 − φ̄·(1 − f(a)²)`.
