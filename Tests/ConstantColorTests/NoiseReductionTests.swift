@@ -67,44 +67,42 @@ struct NoiseReductionTests {
         #expect(filteredError < 0.5 * rawError, "error energy ratio \(filteredError / rawError)")
     }
 
-    @Test("away from edges the propagated variance is the error's, not a bound twice its size (mean z² within 25 % of 1)")
-    func calibratedVarianceInFlatRegions() {
-        let scene = SyntheticScene(width: 320, height: 240)
-        let (f, a, truth) = frames(scene)
-        var filtered = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
-        let u = Self.filter(&filtered, flash: f).uncertainty!
-        let n = truth.pixelCount, w = truth.width, h = truth.height
-        // The squares of SyntheticScene (centre, half side), tiled every 160 × 120 px.
-        let squares: [(Double, Double, Double)] = [(40, 35, 14), (100, 40, 16), (60, 85, 18), (125, 90, 12)]
-        func flat(_ x: Int, _ y: Int) -> Bool {
-            let px = Double(x) + 0.5, py = Double(y) + 0.5
-            guard px > 16, py > 16, px < Double(w) - 16, py < Double(h) - 16 else { return false }
-            for (cx0, cy0, half) in squares {
-                let cx = cx0 + 160 * ((px - cx0) / 160).rounded(), cy = cy0 + 120 * ((py - cy0) / 120).rounded()
-                // Inside the square grown by 16 px: near or on it.
-                if abs(px - cx) < half + 16 && abs(py - cy) < half + 16 { return false }
+    @Test("the filtered estimate's propagated variance is its error's (mean z² within 15 % of 1) where the ambient frame's noise dominates and the guide is clean: the windows' overlap counted, not a bound twice its size")
+    func calibratedWindowVariance() {
+        // A flat scene: a flash frame with little noise (variance 4) and an ambient frame with white
+        // noise of variance v = 4000, so D's noise is mostly the ambient's and the model's noise mostly
+        // the windows' (the guide-noise term, which dominates in the scene tests, is about 5 % here).
+        let w = 480, h = 360, n = w * h, v: Float = 4000, vF: Float = 4
+        let flashNoise = FrameNoise(varianceOffset: vF, varianceSlope: 0), ambientNoise = FrameNoise(varianceOffset: v, varianceSlope: 0)
+        var f = PlanarImage(width: w, height: h, channelCount: 3), a = f
+        var rng = SplitMix(seed: 21)
+        for c in 0..<3 {
+            for i in 0..<n {
+                f.samples[c * n + i] = 1000 + 100 * Float(c) + vF.squareRoot() * Float(rng.gaussian())
+                a.samples[c * n + i] = 300 + v.squareRoot() * Float(rng.gaussian())
             }
-            return true
         }
+        let clean = [UInt8](repeating: 0, count: n)
+        let flash = LinearFrame(image: f, clipped: clean, noise: flashNoise, exposure: exposure)
+        let ambient = LinearFrame(image: a, clipped: clean, noise: ambientNoise, exposure: exposure)
+        var d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: Self.identity)
+        let u = Self.filter(&d, flash: flash).uncertainty!
         var z2: Double = 0, count = 0.0
-        for y in 0..<h {
-            for x in 0..<w where flat(x, y) {
-                let p = y * w + x
-                let guideVariance = (0..<3).map { Double(f.noise.variance(f.image.samples[$0 * n + p])) }.reduce(0, +)
-                for c in 0..<3 {
-                    let i = c * n + p
+        // Away from the border band where the windows' overlap is not credited (2r blocks = 12 px).
+        for c in 0..<3 {
+            for y in 16..<(h - 16) {
+                for x in 16..<(w - 16) {
+                    let i = c * n + y * w + x
+                    let e = Double(d.difference.samples[i] - (700 + 100 * Float(c)))
                     let gain = Double(u.guideGain.samples[i])
-                    let variance = Double(u.variance.samples[i]) + gain * gain * guideVariance
-                    let e = Double(filtered.difference.samples[i] - truth.samples[i])
-                    z2 += e * e / variance; count += 1
+                    z2 += e * e / (Double(u.variance.samples[i]) + gain * gain * 3 * Double(vF)); count += 1
                 }
             }
         }
         let meanZ2 = z2 / count
-        print(String(format: "noise reduction, flat regions: mean z² %.3f over %.0f samples", meanZ2, count))
-        #expect(count > 10_000)
-        // Counting the overlapping windows as fully correlated gave about 0.45 here.
-        #expect(meanZ2 > 0.75 && meanZ2 < 1.25, "mean z² \(meanZ2)")
+        print(String(format: "noise reduction, window variance: mean z² %.3f over %.0f samples", meanZ2, count))
+        // Counted as fully correlated (986ada8), the windows gave 0.59 here: this test fails there.
+        #expect(meanZ2 > 0.85 && meanZ2 < 1.15, "mean z² \(meanZ2)")
     }
 
     @Test("the model's overlap factor: on a flat, noise-free pair the full credit of 49 equal windows inside and none where a window containing the sample is clipped by the border (within 2r); a texture the guide does not show (misfit) takes the credit away")
