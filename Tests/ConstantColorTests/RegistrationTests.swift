@@ -44,8 +44,12 @@ struct RegistrationTests {
         for i in black.image.samples.indices { black.image.samples[i] = 0 }
         for a in [noise, black] {
             let r = Registration.register(flash: f, ambient: a)
-            #expect(r.ambientFromFlash == .identity && r.residual == .infinity, "\(r.ambientFromFlash.rows) \(r.residual)")
+            #expect(r.ambientFromFlash == .identity && r.residual == .infinity && r.model == .translation,
+                    "\(r.ambientFromFlash.rows) \(r.residual)")
         }
+        // A forced model is the one reported (the identity is in every model).
+        let forced = Registration.register(flash: f, ambient: noise, options: RegistrationOptions(model: .homography))
+        #expect(forced.model == .homography && forced.ambientFromFlash == .identity)
         // A dim ambient (a few hundred electrons) with a real shift is still found.
         let truth = Matrix3([1, 0, 1.37, 0, 1, -0.62, 0, 0, 1])
         let dim = ExposureNormalization.normalize(

@@ -87,7 +87,9 @@ public enum Registration {
         // noise. A frame with some lit samples (a lamp in a dark room) is registered.
         let lit = ambientLevels[0].map { Self.samplesAbove($0, Self.noSignalReadNoiseMultiple * readA) }.reduce(0, +)
         if lit < Self.litSamplesToRegister {
-            return RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: .infinity, residualByModel: [:])
+            // The identity, in the model asked for (every model holds it).
+            return RegistrationResult(model: options.model ?? .translation, ambientFromFlash: .identity, residual: .infinity,
+                                      residualByModel: [:])
         }
         var levelReadF = [readF], levelReadA = [readA]
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
