@@ -266,7 +266,7 @@ public struct NoiseReduction: Sendable {
                 }
             }
         }}}}
-        return GuidedModel(width: w, height: h, subsampling: s, windowSide: 2 * r + 1, planes: planes)
+        return GuidedModel(width: w, height: h, subsampling: s, planes: planes)
     }
 }
 
@@ -290,15 +290,13 @@ public struct GuidedModel: Sendable {
     public static let planeCount = 12
     /// Number of planes evaluated at full resolution (`verticalRow`).
     public static let evaluatedPlaneCount = 11
-    /// Window side in low-resolution samples (`2·radius + 1`).
-    public let windowSide: Int
 
-    /// A model for a `width × height` frame from its planes, fitted in windows of `windowSide`² samples.
-    public init(width: Int, height: Int, subsampling: Int, windowSide: Int, planes: [Float]) {
-        self.width = width; self.height = height; self.subsampling = subsampling; self.windowSide = windowSide
+    /// A model for a `width × height` frame from its planes.
+    public init(width: Int, height: Int, subsampling: Int, planes: [Float]) {
+        self.width = width; self.height = height; self.subsampling = subsampling
         lowWidth = (width + subsampling - 1) / subsampling
         lowHeight = (height + subsampling - 1) / subsampling
-        precondition(planes.count >= Self.planeCount * lowWidth * lowHeight && windowSide >= 1)
+        precondition(planes.count >= Self.planeCount * lowWidth * lowHeight)
         self.planes = planes
     }
 
