@@ -22,8 +22,10 @@ struct SynthCommand: ParsableCommand {
             --moving-object, --flash-shading, or --all-effects (each drawn from the condition's name; \
             a flag given alongside overrides that effect). --truth-maps also writes labels.tif and \
             ambient-labels.tif (8-bit material labels, 0 = mixed) and each material's reference \
-            L*a*b* (D65) in truth.json. Spectral data come from --spectra or fixtures/spectra \
-            (CONSTANT_COLOR_SPECTRA).
+            L*a*b* (D65) in truth.json. --demosaic bilinear-rggb passes every frame (flash, ambient, \
+            dark) through an RGGB colour filter array and bilinear demosaicing, as a raw developer's \
+            linear TIFF (pixel noise spatially correlated; truth.json records "demosaic"). Spectral \
+            data come from --spectra or fixtures/spectra (CONSTANT_COLOR_SPECTRA).
             """)
 
     @Option(help: "Output folder (for --set: the parent of one folder per condition).") var out: String?
@@ -61,6 +63,8 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
     @Option(help: "Moving object outline: disc or square.") var movingObjectShape: String = "disc"
     @Option(help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
+    @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb (default: none, every pixel records R, G and B).")
+    var demosaic: String?
 
     func validate() throws {
         guard width >= 64, height >= 48, width <= 20000, height <= 20000 else {
@@ -80,6 +84,9 @@ struct SynthCommand: ParsableCommand {
         guard readoutMs >= 0 && readoutMs.isFinite else { throw ValidationError("--readout-ms must be >= 0") }
         guard ["disc", "square"].contains(movingObjectShape) else { throw ValidationError("--moving-object-shape must be disc or square") }
         if let f = flashShading, !(f >= 0 && f <= 1) { throw ValidationError("--flash-shading must be in [0, 1]") }
+        if let d = demosaic, Demosaic(rawValue: d) == nil {
+            throw ValidationError("--demosaic must be \(Demosaic.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
         _ = try effects(key: "check")
         guard flashLux > 0 else { throw ValidationError("--flash-lux must be positive") }
     }
@@ -201,7 +208,8 @@ struct SynthCommand: ParsableCommand {
             let start = Date()
             let capture = try renderer.render(condition, width: width, height: height, seed: s,
                                               content: flatField ? .greyCard : .colorChecker,
-                                              options: RenderOptions(noise: !noNoise, truthMaps: truthMaps, darkFrame: !noDarkFrame))
+                                              options: RenderOptions(noise: !noNoise, truthMaps: truthMaps, darkFrame: !noDarkFrame,
+                                                                     demosaic: demosaic.flatMap(Demosaic.init(rawValue:))))
             let rendered = Date()
             try capture.write(toDirectory: folder, compression: comp)
             progress.say(String(format: "%@: %dx%d rendered in %.2f s, written in %.2f s", folder, width, height,

@@ -15,14 +15,20 @@ public struct RenderOptions: Sendable {
     public var truthMaps: Bool
     /// With a dark-room condition, also render its dark frame (lens capped, same exposure).
     public var darkFrame: Bool
+    /// Pass every frame (flash, ambient, dark) through a colour filter array and demosaicing, as a
+    /// raw developer's linear TIFF is: each pixel records one channel, with its own noise, and the two
+    /// others are interpolated, so pixel noise is spatially correlated. nil: every pixel records all
+    /// three channels (independent noise). Recorded as truth.json's `demosaic`.
+    public var demosaic: Demosaic?
 
     /// Creates options (defaults: noise on, 8 × 8 edge supersampling, auto-exposure, no label maps,
-    /// a dark frame with a dark-room capture).
+    /// a dark frame with a dark-room capture, no demosaicing).
     public init(noise: Bool = true, supersampling: Int = 8, flashExposure: ExposureSettings? = nil,
-                ambientExposure: ExposureSettings? = nil, truthMaps: Bool = false, darkFrame: Bool = true) {
+                ambientExposure: ExposureSettings? = nil, truthMaps: Bool = false, darkFrame: Bool = true,
+                demosaic: Demosaic? = nil) {
         self.noise = noise; self.supersampling = supersampling
         self.flashExposure = flashExposure; self.ambientExposure = ambientExposure; self.truthMaps = truthMaps
-        self.darkFrame = darkFrame
+        self.darkFrame = darkFrame; self.demosaic = demosaic
     }
 }
 
@@ -132,7 +138,7 @@ extension SceneRenderer {
                                    exposure: fe, trueExposure: feTrue)
         }
         let truth = truthJSON(scene, seed: seed, flash: flashFrame, ambient: ambientFrame, factors: factors,
-                              flickerPhase: phase, truthMaps: options.truthMaps, dark: darkFrame)
+                              flickerPhase: phase, truthMaps: options.truthMaps, dark: darkFrame, demosaic: options.demosaic)
         return SynthCapture(flash: flashFrame, ambient: ambientFrame, truth: truth, scene: scene,
                             labels: labels, ambientLabels: ambientLabels, dark: darkFrame)
     }
@@ -173,7 +179,8 @@ extension SceneRenderer {
         return out
     }
 
-    /// Renders one frame: expected signal, then (optionally) noise, black level, white clip and rounding.
+    /// Renders one frame: expected signal, then (optionally) noise, black level, white clip and rounding,
+    /// then (`RenderOptions.demosaic`) the colour filter array and demosaicing of those integer values.
     ///
     /// Noise follows `NoiseModel` exactly: at ISO i, k = i / referenceISO, the expected black-subtracted
     /// signal s DN is s · gain / k photo-electrons; a Poisson count n of that mean gives n · k / gain DN
@@ -182,6 +189,9 @@ extension SceneRenderer {
     ///
     /// `exposure` is the true one. `faults`: the ambient light of row j is scaled by `rowGains[j]`;
     /// with several shake offsets each pixel is the mean of the still frame at those offsets.
+    ///
+    /// With demosaicing, the noise of each pixel's filter channel is drawn exactly as without it (the
+    /// same PRNG draws), so a pixel's recorded sample equals the frame rendered without demosaicing.
     public func renderFrame(_ scene: PreparedScene, _ frame: Frame, flashOn: Bool, exposure: ExposureSettings,
                             seed: UInt64, stream: UInt64, options: RenderOptions, faults: FrameFaults = .none) -> PlanarImage {
         let w = scene.geometry.width, h = scene.geometry.height
@@ -222,6 +232,9 @@ extension SceneRenderer {
                 }
             }
         }
+        // The sensor records one channel per pixel (each already has its own shot and read noise,
+        // clip and rounding above); the raw developer interpolates the other two.
+        if let demosaic = options.demosaic { demosaic.apply(to: &out) }
         return out
     }
 }

@@ -9,9 +9,11 @@ extension SceneRenderer {
     }
 
     /// The truth file (schema version 1) of a rendered condition; see `Scripts/render-fixtures` and
-    /// fixtures/colorchecker/README.md for the contract.
+    /// fixtures/colorchecker/README.md for the contract. `demosaic`: the frames' colour filter array and
+    /// demosaicing (`RenderOptions.demosaic`), recorded as the top-level `demosaic` (absent when nil).
     func truthJSON(_ scene: PreparedScene, seed: UInt64, flash flashFrame: SynthFrame, ambient ambientFrame: SynthFrame?,
-                   factors: ExposureFactors, flickerPhase: Double, truthMaps: Bool, dark: SynthFrame? = nil) -> JSONValue {
+                   factors: ExposureFactors, flickerPhase: Double, truthMaps: Bool, dark: SynthFrame? = nil,
+                   demosaic: Demosaic? = nil) -> JSONValue {
         let flashExposure = flashFrame.exposure, ambientExposure = ambientFrame?.exposure
         let g = scene.geometry
         let c = scene.condition
@@ -82,6 +84,7 @@ extension SceneRenderer {
             exposures["effectiveAmbientToFlashRatio"] = num(trueRatio * Self.meanGain(a.faults) / Self.meanGain(flashFrame.faults))
         }
         if let d = dark { exposures["dark"] = exposure(d.exposure) }
+        if let d = demosaic { truth["demosaic"] = .string(d.rawValue) }
         truth["exposure"] = .object(exposures)
         if !effects.isEmpty {
             truth["effects"] = effectsJSON(scene, flash: flashFrame, ambient: ambientFrame, factors: factors, flickerPhase: flickerPhase)
