@@ -37,7 +37,7 @@ let package = Package(
             ]),
         // The test targets' shared deterministic generator.
         .target(name: "TestSupport", dependencies: ["ConstantColorSynth"], path: "Tests/TestSupport"),
-        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "TestSupport"]),
+        .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "ConstantColorSynth", "TestSupport"]),
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF", "TestSupport"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor"]),
         .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO", "TestSupport"]),

@@ -137,5 +137,11 @@ struct CalibrateChart: ParsableCommand {
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
+        if let c = calibration.noiseCorrelation {
+            progress.say(String(format: "noise correlation (R, G, B): 2x2 block factor %.2f %.2f %.2f, area factor %.2f %.2f %.2f (1 = independent pixels; demosaiced frames are higher)",
+                                c.blockFactor.x, c.blockFactor.y, c.blockFactor.z, c.areaFactor.x, c.areaFactor.y, c.areaFactor.z))
+        } else {
+            progress.say("warning: the patches' sampled squares are too small (under 11 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
+        }
     }
 }

@@ -18,6 +18,34 @@ struct ProfileTests {
         #expect(again == p)
     }
 
+    @Test("the noise's spatial correlation reads, writes back and is independent when absent; a wrong one is an error naming its key")
+    func noiseCorrelation() throws {
+        let plain = try CameraProfile(json: JSONValue.parse(Data(cameraJSON.utf8), file: "cam.json"), file: "cam.json")
+        #expect(plain.noise.correlation == .independent)
+        #expect(plain.json.object?["noise"]?.object?["correlation"] == nil)
+        let measured = #""noise": {"readNoiseDN": 1.5, "gainElectronsPerDN": 3.0, "correlation": {"blockFactor": [2.7, 2.1, 2.8], "areaFactor": [6.5, 3.4, 6.6]}}"#
+        let text = cameraJSON.replacingOccurrences(of: #""noise": {"readNoiseDN": 1.5, "gainElectronsPerDN": 3.0}"#, with: measured)
+        let p = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json")
+        #expect(p.noise.correlation == NoiseCorrelation(blockFactor: SIMD3(2.7, 2.1, 2.8), areaFactor: SIMD3(6.5, 3.4, 6.6)))
+        #expect(try CameraProfile(json: p.json, file: "again") == p)
+        // It reaches the pipeline's per-frame noise.
+        let frame = FrameNoise(noise: p.noise, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 100))
+        #expect(frame.areaFactor == SIMD3<Float>(6.5, 3.4, 6.6) && frame.blockFactor == SIMD3<Float>(2.7, 2.1, 2.8))
+        for (bad, key) in [("[2.7, 2.1]", "noise.correlation.blockFactor"), ("[2.7, 0, 2.8]", "noise.correlation.blockFactor")] {
+            let broken = text.replacingOccurrences(of: "[2.7, 2.1, 2.8]", with: bad)
+            do {
+                _ = try CameraProfile(json: JSONValue.parse(Data(broken.utf8), file: "cam.json"), file: "cam.json")
+                Issue.record("no error for \(bad)")
+            } catch let e as JSONFileError {
+                #expect(e.description.hasPrefix("cam.json:") && e.description.contains(key), "\(e)")
+            }
+        }
+        let missing = text.replacingOccurrences(of: #", "areaFactor": [6.5, 3.4, 6.6]"#, with: "")
+        #expect(throws: JSONFileError.missingKey(file: "cam.json", key: "noise.correlation.areaFactor")) {
+            try CameraProfile(json: JSONValue.parse(Data(missing.utf8), file: "cam.json"), file: "cam.json")
+        }
+    }
+
     @Test("a missing key is named with the file")
     func missingKey() throws {
         let text = cameraJSON.replacingOccurrences(of: "\"readNoiseDN\": 1.5, ", with: "")

@@ -50,6 +50,17 @@ public struct CameraProfile: Sendable, Equatable {
         guard noise.readNoiseDN >= 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.readNoiseDN", expected: "non-negative") }
         guard noise.gainElectronsPerDN > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.gainElectronsPerDN", expected: "positive") }
         guard noise.referenceISO > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.referenceISO", expected: "positive") }
+        if n.members["correlation"] != nil {
+            let c = try n.object("correlation")
+            func factors(_ key: String) throws -> SIMD3<Double> {
+                let v = try c.numbers(key, count: 3)
+                guard v.allSatisfy({ $0 > 0 }) else {
+                    throw JSONFileError.invalidValue(file: file, key: "noise.correlation." + key, expected: "three positive numbers")
+                }
+                return SIMD3(v[0], v[1], v[2])
+            }
+            noise.correlation = NoiseCorrelation(blockFactor: try factors("blockFactor"), areaFactor: try factors("areaFactor"))
+        }
         spectralSensitivity = r.members["spectralSensitivity"]
         metadata = r.members["metadata"]?.object ?? [:]
         extra = r.unknownMembers(known: Self.knownKeys)
@@ -71,6 +82,12 @@ public struct CameraProfile: Sendable, Equatable {
         o["noise"] = .object(["readNoiseDN": .number(noise.readNoiseDN),
                               "gainElectronsPerDN": .number(noise.gainElectronsPerDN),
                               "referenceISO": .number(noise.referenceISO)])
+        if noise.correlation != .independent {
+            let c = noise.correlation
+            func array(_ v: SIMD3<Double>) -> JSONValue { .array([.number(v.x), .number(v.y), .number(v.z)]) }
+            o["noise"] = .object(o["noise"]!.object!.merging(
+                ["correlation": .object(["blockFactor": array(c.blockFactor), "areaFactor": array(c.areaFactor)])]) { $1 })
+        }
         if let s = spectralSensitivity { o["spectralSensitivity"] = s }
         if !metadata.isEmpty { o["metadata"] = .object(metadata) }
         return .object(o)

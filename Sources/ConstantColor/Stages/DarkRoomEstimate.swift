@@ -168,8 +168,8 @@ public struct DarkRoomEstimate: Sendable {
             }
         }}
         let mean = rowRatios.reduce(0) { $0 + Double($1) } / Double(max(1, h))
-        ambientNoise = FrameNoise(varianceOffset: Float(mean * mean) * ambientNoise.varianceOffset,
-                                  varianceSlope: Float(mean) * ambientNoise.varianceSlope)
+        ambientNoise.varianceOffset *= Float(mean * mean)
+        ambientNoise.varianceSlope *= Float(mean)
     }
 
     /// Noise variance of a channel of `D` whose flash value is `f` and difference `d`.

@@ -5,6 +5,11 @@ public struct FrameNoise: Sendable, Equatable {
     public var varianceOffset: Float
     /// Shot-noise variance per unit of normalized signal.
     public var varianceSlope: Float
+    /// `NoiseCorrelation.blockFactor` (red, green, blue): what a 2 × 2 mean's variance is, in units of
+    /// one pixel's variance / 4.
+    public var blockFactor: SIMD3<Float>
+    /// `NoiseCorrelation.areaFactor`: the same for large averages.
+    public var areaFactor: SIMD3<Float>
 
     /// The noise of a frame taken with `exposure` on a camera with `noise`.
     public init(noise: NoiseModel, exposure: ExposureSettings) {
@@ -13,12 +18,16 @@ public struct FrameNoise: Sendable, Equatable {
         // s_DN = v·scale, σ²_DN = a + b·s_DN, σ²_v = σ²_DN / scale² = a/scale² + (b/scale)·v.
         varianceOffset = Float(c.readVarianceDN2 / (scale * scale))
         varianceSlope = Float(c.shotDNPerDN / scale)
+        blockFactor = SIMD3<Float>(noise.correlation.blockFactor)
+        areaFactor = SIMD3<Float>(noise.correlation.areaFactor)
     }
 
-    /// Creates the model from its two coefficients.
-    public init(varianceOffset: Float, varianceSlope: Float) {
+    /// Creates the model from its two coefficients and the spatial correlation (independent pixels by default).
+    public init(varianceOffset: Float, varianceSlope: Float, correlation: NoiseCorrelation = .independent) {
         self.varianceOffset = varianceOffset
         self.varianceSlope = varianceSlope
+        blockFactor = SIMD3<Float>(correlation.blockFactor)
+        areaFactor = SIMD3<Float>(correlation.areaFactor)
     }
 
     /// Variance of a sample whose normalized value is `v` (negative values count as zero signal).

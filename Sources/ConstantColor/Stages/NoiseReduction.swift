@@ -22,7 +22,9 @@
 ///   flash fall-off) rather than toward 0, and the covariance of the guide's noise with `D_c`'s noise
 ///   (`Cov(δI, δD_c) = Var(δF_c)`) is removed from the window covariance;
 /// - each window's variance is `v̄/|ω|·(1+ρ)² + excess`: `v̄` the mean noise variance of the averaged
-///   `D_c` (read from the noise models), `ρ = σ_I²/(σ_I²+ε)` for the noise of the fitted slope, and
+///   `D_c` (read from the noise models; with correlated pixel noise, e.g. demosaiced frames, `v̄/|ω|`
+///   is the window mean's variance from `NoiseCorrelation.areaFactor` and a block's from
+///   `blockFactor`), `ρ = σ_I²/(σ_I²+ε)` for the noise of the fitted slope, and
 ///   `excess` the part of the window's residual about its linear model that noise does not explain
 ///   (junctions of several materials, local motion, misregistration, unmodelled noise), less one
 ///   standard deviation of that estimate: it is counted as uncertainty, not hidden. This is the
@@ -73,6 +75,7 @@ public struct NoiseReduction: Sendable {
         var work = recycledLargeArray(moved(&scratch), count: max(3 * ln, n), zero: Float(0))
         defer { scratch = moved(&work) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
+        let guideBlockFactor = (fn.blockFactor.x + fn.blockFactor.y + fn.blockFactor.z) / 3
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { modelBuffer in
         work.withUnsafeMutableBufferPointer { workBuffer in
@@ -176,13 +179,13 @@ public struct NoiseReduction: Sendable {
                         let windowColumns = right.replacing(with: last, where: right .> last)
                             - left.replacing(with: 0, where: left .< 0) + 1
                         let windowCount = windowRows * windowColumns
-                        let excessAllowance = 1 + (2 / windowCount).fastSquareRoot
                         let mu = load(0), count = load(2)
                         /// max(0, v) (the standard library's generic pointwise maximum was not inlined).
                         @inline(__always) func positive(_ v: V) -> V { v.replacing(with: 0, where: v .< 0) }
                         let varI = positive(load(1) - mu * mu)
-                        // Noise variance of the averaged guide (its shot noise follows the mean).
-                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * positive(mu)) / count
+                        // Noise variance of the averaged guide (its shot noise follows the mean), with the
+                        // channels' mean block factor (exact when they carry equal signal).
+                        let guideNoise = (3 * fn.varianceOffset + fn.varianceSlope * positive(mu)) / count * guideBlockFactor
                         let epsilon = kappa * guideNoise + Float.leastNormalMagnitude
                         let signalVarI = positive(varI - guideNoise)
                         let onePlusRho = 1 + signalVarI / (signalVarI + epsilon)
@@ -192,16 +195,23 @@ public struct NoiseReduction: Sendable {
                             let pBar = load(o), fBar = load(o + 1)
                             let covariance = load(o + 2) - mu * pBar
                             let varP = positive(load(o + 3) - pBar * pBar)
-                            // Noise of the averaged D_c and the part it shares with the guide (both from F_c).
-                            let flashVariance = fn.variance(fBar)
-                            let sharedNoise = flashVariance / count
-                            let vBar = (flashVariance + an.variance(fBar - pBar)) / count  // DarkRoomEstimate.variance
+                            // Noise of the averaged D_c (DarkRoomEstimate.variance, times the blocks'
+                            // correlation factor) and the part it shares with the guide (both from F_c);
+                            // the window mean's noise from the large-area factor.
+                            let flashVariance = fn.variance(fBar), ambientVariance = an.variance(fBar - pBar)
+                            let sharedNoise = flashVariance * fn.blockFactor[c] / count
+                            let vBar = sharedNoise + ambientVariance * an.blockFactor[c] / count
+                            let windowMeanNoise = (flashVariance * fn.areaFactor[c] + ambientVariance * an.areaFactor[c])
+                                / (count * windowCount)
+                            // The residual's spread about its expectation: √(2/N_eff) of it, N_eff the
+                            // window's independent blocks (fewer when the noise is correlated).
+                            let excessAllowance = 1 + (2 * windowMeanNoise / vBar.replacing(with: Float.leastNormalMagnitude, where: vBar .< Float.leastNormalMagnitude)).fastSquareRoot
                             // Ridge toward a₀ = p̄/μ, with the guide's noise removed from both moments.
                             let a0 = positive(pBar / mu).replacing(with: 0, where: .!(mu .> 0))
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
                             let residual = positive(varP - 2 * ac * covariance + ac * ac * varI)
                             let excess = positive(residual - vBar * excessAllowance)
-                            let noise = vBar / windowCount * onePlusRho * onePlusRho
+                            let noise = windowMeanNoise * onePlusRho * onePlusRho
                             return (ac, pBar - ac * mu, noise + excess, noise)
                         }
                         let red = channel(0), green = channel(1), blue = channel(2)
@@ -239,6 +249,13 @@ public struct NoiseReduction: Sendable {
             // windows is clipped (within 2r of the border) gets no credit (Σŵ² = 1). Computed at the
             // samples and interpolated, not per pixel (the factor is smooth; a quarter of the work).
             let side = 2 * r + 1
+            // The noise's correlation length in blocks, the longest of the channels and frames (the
+            // side that overstates the variance).
+            func length(_ n: FrameNoise) -> Float {
+                let l = (n.areaFactor - n.blockFactor) / n.areaFactor
+                return max(l.x, l.y, l.z)
+            }
+            let correlationLength = max(0, length(fn), length(an)) / Float(s)
             forEachRowBand(rowCount: lh) { rows in
                 for Y in rows {
                     let rowInside = Y >= 2 * r && Y <= lh - 1 - 2 * r
@@ -256,12 +273,14 @@ public struct NoiseReduction: Sendable {
                     for x in stride(from: 0, to: full, by: 8) {
                         let factor = WindowOverlap.noiseFactor(
                             concentration: UnsafeRawPointer(squares + x).loadUnaligned(as: SIMD8<Float>.self),
-                            noiseShare: UnsafeRawPointer(shares + x).loadUnaligned(as: SIMD8<Float>.self), side: sideLength)
+                            noiseShare: UnsafeRawPointer(shares + x).loadUnaligned(as: SIMD8<Float>.self), side: sideLength,
+                            correlationLength: correlationLength)
                         UnsafeMutableRawPointer(squares + x).storeBytes(of: factor, as: SIMD8<Float>.self)
                     }
                     for x in full..<lw {
                         squares[x] = WindowOverlap.noiseFactor(concentration: SIMD8(repeating: squares[x]),
-                                                               noiseShare: SIMD8(repeating: shares[x]), side: sideLength)[0]
+                                                               noiseShare: SIMD8(repeating: shares[x]), side: sideLength,
+                                                               correlationLength: correlationLength)[0]
                     }
                 }
             }
@@ -339,24 +358,27 @@ public struct GuidedModel: Sendable {
 /// with `φ̄` the noise's weighted share (of the channel where it is smallest), the factor is
 /// `1 − φ̄·(1 − f(a)²)`.
 ///
-/// Assumed: the noise of the 2×2 block means is spatially white, as the noise model's per-pixel
-/// variance is (raw-like data, the synthesizer's frames). Demosaicing correlates neighbouring
-/// pixels, and then a window mean's variance is larger than `v̄/|ω|` — by 3.6× (red, blue) and 1.9×
-/// (green) for bilinear demosaicing, by a review's simulation — which this model does not know;
-/// counting the windows as fully correlated covered about 2.2× of that by accident. Measured end to
-/// end on bilinear-demosaiced noise: flat regions mean z² 1.12 (0.72 with that bound). The noise
-/// model would need the spatial correlation, measured at calibration, to be right there.
+/// With spatially correlated noise (demosaiced frames; `NoiseCorrelation`) two windows `δ` apart are
+/// correlated by `(W − δ)/(W − ℓ)` for `δ ≥ ℓ` (at most 1), where `ℓ = Σρ(d)|d_x| / Σρ(d)` is the
+/// noise's correlation length on an axis, `(A − B)/A` pixels from the area and 2 × 2 factors to first
+/// order: the overlap plus the correlation reaching across its edge. For the mean distance
+/// `m = (a² − 1)/(3a)` that gives `f = 1 − (m − ℓ)/(W − ℓ)` (ℓ in blocks); ℓ = 0 is the white case.
 public enum WindowOverlap {
     /// The factor for weights of concentration `concentration` (`Σŵ²`, in [1/W², 1]) whose variance is
     /// the share `noiseShare` noise, for windows of side `side`.
     @inline(always) @inlinable
-    public static func noiseFactor(concentration: SIMD8<Float>, noiseShare: SIMD8<Float>, side: Float) -> SIMD8<Float> {
+    public static func noiseFactor(concentration: SIMD8<Float>, noiseShare: SIMD8<Float>, side: Float,
+                                   correlationLength: Float = 0) -> SIMD8<Float> {
         let one = SIMD8<Float>(repeating: 1)
         // √N_eff per axis, within [1, W] (NaN → 1: no credit).
         var a = concentration.fastInverseSquareRoot(newtonSteps: 2)
         a = a.replacing(with: one, where: .!(a .> one))
         a = a.replacing(with: SIMD8(repeating: side), where: a .> side)
-        let f = 1 - (a - 1 / a) * (1 / (3 * side))
+        // Mean distance m = (a² − 1)/(3a); correlation 1 − (m − ℓ)/(W − ℓ), at most 1.
+        let l = min(max(0, correlationLength), 0.5 * side)
+        let meanDistance: SIMD8<Float> = (a - 1 / a) * Float(1.0 / 3.0)
+        var f: SIMD8<Float> = 1 - (meanDistance - l) * (1 / (side - l))
+        f = f.replacing(with: one, where: f .> one)
         var share = noiseShare.replacing(with: 0, where: .!(noiseShare .> 0))
         share = share.replacing(with: one, where: share .> one)
         return 1 - share * (1 - f * f)

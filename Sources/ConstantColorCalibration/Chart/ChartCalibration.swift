@@ -41,6 +41,11 @@ public struct ChartCalibration: Sendable {
     public let photonTransfer: PhotonTransfer.Fit?
     /// The noise model referred to ISO 100 (nil with `photonTransfer`).
     public let noise: NoiseModel?
+    /// The noise's spatial correlation measured on the patches (`PhotonTransfer.correlation`; also in
+    /// `noise`), nil when the patches are too small for 4 × 4 block differences.
+    public let noiseCorrelation: NoiseCorrelation?
+    /// The number of 4 × 4 block differences it comes from.
+    public let noiseCorrelationDifferences: Int
     /// The dark frame that gave the read noise, if one was given.
     public let darkFrame: DarkFrame?
     /// The chart.
@@ -163,7 +168,22 @@ public struct ChartCalibration: Sendable {
         }
         patchCameraRGB = rgb
         photonTransfer = ptc
-        noise = ptc?.noiseModel(iso: iso)
+        // The dark frame's points referred to the capture's ISO, where the line's intercept is.
+        let darkPoints = (darkFrame?.correlationPoints ?? []).map { p in
+            let k2 = pow(iso / darkFrame!.iso, 2)
+            var q = p
+            q.varianceDN2 *= k2
+            q.blockVariance = p.blockVariance.map { ($0.twoByTwoDN2 * k2, $0.fourByFourDN2 * k2, $0.differenceCount) }
+            return q
+        }
+        let correlation = ptc.flatMap { PhotonTransfer.correlation(points + darkPoints, fit: $0) }
+        noise = ptc.map { fit in
+            var model = fit.noiseModel(iso: iso)
+            if let correlation { model.correlation = correlation.correlation }
+            return model
+        }
+        noiseCorrelation = correlation?.correlation
+        noiseCorrelationDifferences = correlation?.blockDifferences ?? 0
         self.darkFrame = darkFrame
         self.chart = chart
     }
@@ -202,15 +222,22 @@ public struct ChartCalibration: Sendable {
             "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
             "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
         if let dark = darkFrame {
-            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of horizontally adjacent pixel differences / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from differences of pixels 4 apart (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of differences of pixels 4 apart in a row / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
             m["readNoiseSource"] = .string("dark frame")
             if let darkFile { m["darkFile"] = .string(darkFile) }
             m["darkISO"] = .number(dark.iso)
             m["darkBlackLevelDN"] = .array([dark.blackLevelPerChannelDN.x, dark.blackLevelPerChannelDN.y, dark.blackLevelPerChannelDN.z].map(JSONValue.number))
             m["darkReadNoiseDNAtDarkISO"] = .array([dark.readNoisePerChannelDN.x, dark.readNoisePerChannelDN.y, dark.readNoisePerChannelDN.z].map(JSONValue.number))
         } else {
-            m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from neighbouring-pixel differences (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from differences of pixels 4 apart (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
             m["readNoiseSource"] = .string("photon transfer intercept")
+        }
+        if let c = noiseCorrelation {
+            m["noiseCorrelationMethod"] = .string("per channel, variance of 2x2 and 4x4 block means from differences of blocks 3 pixels apart (trimmed at 4 robust sigma), relative to the fitted line's variance, averaged over the patches and the dark frame's central 512x512 square (when given) weighted by degrees of freedom: blockFactor = 4 Var(2x2) / variance, areaFactor = 2 S4 - S2 with S4 = 16 Var(4x4) / variance (first-order extrapolation in 1/k); each at least 1")
+            m["noiseCorrelationBlockDifferences"] = .number(Double(noiseCorrelationDifferences))
+            m["noiseCorrelationBlockFactor"] = .array([c.blockFactor.x, c.blockFactor.y, c.blockFactor.z].map(JSONValue.number))
+        } else {
+            m["noiseCorrelation"] = .string("not measured: the patches' sampled squares are smaller than 11 pixels; pixels' noise taken as independent")
         }
         return m
     }

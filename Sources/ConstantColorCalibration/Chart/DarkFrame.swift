@@ -5,9 +5,10 @@ import ConstantColor
 /// signal's temporal variance is the read noise variance).
 ///
 /// With one frame the temporal noise is separated from fixed pattern and shading by the variance
-/// of the differences of horizontally adjacent pixels: for independent pixel noise
-/// Var(p(x+1, y) − p(x, y)) = 2σ², while a row offset or a smooth shading cancels in the difference
-/// (Janesick 2007, "Photon Transfer": difference images remove fixed pattern noise). The
+/// of the differences of pixels `lag` apart in a row: for independent pixel noise
+/// Var(p(x+lag, y) − p(x, y)) = 2σ², while a row offset or a smooth shading cancels in the difference
+/// (Janesick 2007, "Photon Transfer": difference images remove fixed pattern noise). Not adjacent
+/// pixels: a demosaiced frame's neighbours share their noise (`PhotonTransfer.blockGap`). The
 /// differences are trimmed at 4 robust standard deviations (1.4826 · MAD) so hot pixels do not
 /// count, and the variance is corrected for the trimming as in `PhotonTransfer`. Column-wise fixed
 /// pattern, which does not cancel horizontally, would count as read noise.
@@ -19,13 +20,18 @@ public struct DarkFrame: Sendable, Equatable {
     public var readNoisePerChannelDN: SIMD3<Double>
     /// Read noise variance pooled over the channels at the frame's ISO, DN².
     public var readVarianceDN2: Double
-    /// Standard error of `readVarianceDN2`, DN²: ≈ σ² √(3 / n) for n differences (adjacent
-    /// differences share a pixel: Var(d²) = 8σ⁴, Cov(d²ᵢ, d²ᵢ₊₁) = 2σ⁴).
+    /// Standard error of `readVarianceDN2`, DN²: ≈ σ² √(3 / n) for n differences (each shares a
+    /// pixel with the differences `lag` before and after it: Var(d²) = 8σ⁴, Cov = 2σ⁴).
     public var readVarianceStandardErrorDN2: Double
     /// The ISO the frame was taken at.
     public var iso: Double
     /// Differences used after trimming.
     public var differenceCount: Int
+    /// Per channel, the photon transfer point of the frame's central square (at most 512 × 512) with
+    /// its block variances: the read noise's spatial correlation, measured on far more blocks than a
+    /// chart's patches hold (`PhotonTransfer.correlation`; a demosaiced dark frame carries the same
+    /// interpolation as the capture).
+    public var correlationPoints: [PhotonTransfer.Point]
 
     /// The measured black level: the mean over the channels, DN.
     public var blackLevelDN: Double { (blackLevelPerChannelDN.x + blackLevelPerChannelDN.y + blackLevelPerChannelDN.z) / 3 }
@@ -44,6 +50,8 @@ public struct DarkFrame: Sendable, Equatable {
     /// Samples more than this many frame standard deviations above `blackLevel` are "lit"; a
     /// dark frame with more than half its samples lit is refused.
     public static let litSigmas = 6.0
+    /// Pixels between the two samples of a difference.
+    public static let lag = PhotonTransfer.blockGap + 1
 
     /// Measures a dark frame. Refused (`DarkFrameError`): another size than the capture's, more
     /// than half the samples above black + 6σ (a lit frame, or a wrong black level), or more than a
@@ -61,11 +69,12 @@ public struct DarkFrame: Sendable, Equatable {
         guard frame.width == expectedWidth, frame.height == expectedHeight else {
             throw .size(file: file, width: frame.width, height: frame.height, expectedWidth: expectedWidth, expectedHeight: expectedHeight)
         }
-        precondition(iso > 0 && frame.width >= 2, "DarkFrame: ISO must be positive and the frame at least 2 pixels wide")
+        let lag = Self.lag
+        precondition(iso > 0 && frame.width > lag, "DarkFrame: ISO must be positive and the frame wider than \(lag) pixels")
         let w = frame.width, h = frame.height, plane = w * h
         var mean = SIMD3<Double>(0, 0, 0), variance = SIMD3<Double>(0, 0, 0)
         var pooledSum = 0.0, pooledCount = 0
-        var differences = [Double](repeating: 0, count: (w - 1) * h)
+        var differences = [Double](repeating: 0, count: (w - lag) * h)
         var scratch = differences
         var levels = [Double](repeating: 0, count: plane)
         for c in 0..<3 {
@@ -73,8 +82,8 @@ public struct DarkFrame: Sendable, Equatable {
                 var k = 0
                 for y in 0..<h {
                     let row = c * plane + y * w
-                    for x in 1..<w {
-                        differences[k] = Double(s[row + x]) - Double(s[row + x - 1]); k += 1
+                    for x in lag..<w {
+                        differences[k] = Double(s[row + x]) - Double(s[row + x - lag]); k += 1
                     }
                 }
                 for i in 0..<plane { levels[i] = Double(s[c * plane + i]) }
@@ -125,6 +134,11 @@ public struct DarkFrame: Sendable, Equatable {
         readVarianceStandardErrorDN2 = pooledCount > 0 ? pooled * (3 / Double(pooledCount)).squareRoot() : .infinity
         self.iso = iso
         differenceCount = pooledCount
+        let side = Double(min(512, w, h)) / 2
+        let center = PatchSquare(center: SIMD2(Double(w) / 2, Double(h) / 2), halfSize: side)
+        correlationPoints = (0..<3).compactMap {
+            PhotonTransfer.point(raw: frame, channel: $0, square: center, blackLevel: mean[$0])
+        }
     }
 }
 

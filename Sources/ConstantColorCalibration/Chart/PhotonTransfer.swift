@@ -6,11 +6,15 @@ import ConstantColor
 /// a = read noise² (DN²) at the capture's ISO.
 ///
 /// A patch is not perfectly uniform (flash fall-off, texture), so its variance is measured on the
-/// differences of horizontally and vertically neighbouring pixels: for independent pixel noise
-/// Var(p₁ − p₂) = 2σ², while a smooth trend only shifts the differences' mean. The differences are
-/// trimmed at 4 robust standard deviations (1.4826 · MAD) first, so an edge or a hot pixel in the
-/// square does not count; the variance of a normal variable trimmed at ±4σ is 0.99893 σ², which is
-/// corrected for.
+/// differences of pixels `blockGap + 1` apart, horizontally and vertically: for pixels whose noise is
+/// independent Var(p₁ − p₂) = 2σ², while a smooth trend only shifts the differences' mean. They are
+/// not neighbours because a demosaiced frame's neighbours share their noise (each missing sample is
+/// interpolated from the ones around it), which would make the difference's variance too small.
+/// The same differences of 2 × 2 and 4 × 4 block means, at least `blockGap` pixels apart, give those
+/// blocks' variance, hence the noise's spatial correlation (`NoiseCorrelation`). The differences
+/// are trimmed at 4 robust standard deviations (1.4826 · MAD) first, so an edge or a hot pixel in
+/// the square does not count; the variance of a normal variable trimmed at ±4σ is 0.99893 σ²,
+/// which is corrected for. Assumed: the noise of pixels `blockGap + 1` or more apart is independent.
 public enum PhotonTransfer {
     /// One point of the photon transfer curve.
     public struct Point: Sendable, Equatable {
@@ -20,10 +24,23 @@ public enum PhotonTransfer {
         public var varianceDN2: Double
         /// Pixel differences used.
         public var differenceCount: Int
+        /// The channel (0 red, 1 green, 2 blue).
+        public var channel: Int
+        /// The variances of 2 × 2 and 4 × 4 block means, DN², with the numbers of block differences
+        /// the degrees of freedom of the latter; nil when the square is too small for them.
+        public var blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)?
 
         /// Creates a point.
-        public init(meanDN: Double, varianceDN2: Double, differenceCount: Int) {
+        public init(meanDN: Double, varianceDN2: Double, differenceCount: Int, channel: Int = 0,
+                    blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)? = nil) {
             self.meanDN = meanDN; self.varianceDN2 = varianceDN2; self.differenceCount = differenceCount
+            self.channel = channel; self.blockVariance = blockVariance
+        }
+
+        public static func == (a: Point, b: Point) -> Bool {
+            a.meanDN == b.meanDN && a.varianceDN2 == b.varianceDN2 && a.differenceCount == b.differenceCount
+                && a.channel == b.channel && a.blockVariance?.0 == b.blockVariance?.0
+                && a.blockVariance?.1 == b.blockVariance?.1 && a.blockVariance?.2 == b.blockVariance?.2
         }
     }
 
@@ -55,40 +72,137 @@ public enum PhotonTransfer {
     /// Variance of a normal variable trimmed at ±4σ, relative to σ²: 1 − 8φ(4)/(2Φ(4) − 1).
     static let trimmedVarianceFactor = 0.998_93
 
+    /// Pixels between two blocks (or two pixels) whose difference is taken: their noise is taken as
+    /// independent (bilinear demosaicing correlates pixels up to 2 apart).
+    public static let blockGap = 3
+
     /// The photon transfer point of one channel over one square of a raw frame (DN), or nil when
-    /// fewer than 16 neighbouring pairs are usable.
+    /// the pixel differences give fewer than 12 degrees of freedom. Unusable (`clipped`) pixels spoil the differences
+    /// and blocks they are part of.
     public static func point(raw: PlanarImage, channel: Int, square: PatchSquare, blackLevel: Double,
                              clipped: [UInt8]? = nil) -> Point? {
-        let w = raw.width
-        func usable(_ x: Int, _ y: Int) -> Bool { clipped == nil || clipped![y * w + x] == 0 }
+        let w = raw.width, sw = square.columns.count, sh = square.rows.count
+        guard sw > 0, sh > 0 else { return nil }
+        // Summed-area tables of the values and of the unusable pixels over the square.
+        let tw = sw + 1
+        var values = [Double](repeating: 0, count: tw * (sh + 1)), bad = [Int](repeating: 0, count: tw * (sh + 1))
         var sum = 0.0, count = 0
-        var differences: [Double] = []
-        differences.reserveCapacity(2 * square.pixelCount)
-        for y in square.rows {
-            for x in square.columns where usable(x, y) {
-                let v = Double(raw[x, y, channel])
-                sum += v; count += 1
-                if x + 1 < square.columns.upperBound, usable(x + 1, y) { differences.append(Double(raw[x + 1, y, channel]) - v) }
-                if y + 1 < square.rows.upperBound, usable(x, y + 1) { differences.append(Double(raw[x, y + 1, channel]) - v) }
+        for j in 0..<sh {
+            var rowSum = 0.0, rowBad = 0
+            for i in 0..<sw {
+                let x = square.columns.lowerBound + i, y = square.rows.lowerBound + j
+                let unusable = clipped.map { $0[y * w + x] != 0 } ?? false
+                let v = unusable ? 0 : Double(raw[x, y, channel])
+                if !unusable { sum += v; count += 1 }
+                rowSum += v; rowBad += unusable ? 1 : 0
+                values[(j + 1) * tw + i + 1] = values[j * tw + i + 1] + rowSum
+                bad[(j + 1) * tw + i + 1] = bad[j * tw + i + 1] + rowBad
             }
         }
-        guard differences.count >= 16, count > 0 else { return nil }
-        var sorted = differences
-        let center = PatchSampling.median(&sorted)
-        var deviations = differences.map { abs($0 - center) }
-        let robustSigma = 1.4826 * PatchSampling.median(&deviations)
-        let limit = 4 * max(robustSigma, 1e-9)
-        var n = 0.0, mean = 0.0, m2 = 0.0
-        for d in differences where abs(d - center) <= limit {
-            n += 1
-            let delta = d - mean
-            mean += delta / n
-            m2 += delta * (d - mean)
+        /// Half the trimmed variance of the differences of k × k block means at least `blockGap`
+        /// pixels apart (horizontal and vertical pairs), with its degrees of freedom (`trimmedVariance`). The
+        /// blocks tile the square (no overlap): differences of overlapping blocks are correlated,
+        /// and their mean, subtracted below, would then take a share of their variance with it
+        /// (a quarter for 4 × 4 blocks in a 16-pixel square). Tiles `m` apart share no pixel, and
+        /// the differences along a row of tiles telescope, so the usual n − 1 holds.
+        func blockMeanVariance(_ k: Int, limit: Double?) -> (Double, Int)? {
+            guard sw >= k, sh >= k else { return nil }
+            let m = (k + blockGap + k - 1) / k          // tiles apart: (m − 1)·k ≥ blockGap pixels between
+            let columns = sw / k, rows = sh / k
+            @inline(__always) func tile(_ u: Int, _ v: Int) -> Double? {
+                let i = u * k, j = v * k
+                let a = j * tw + i, b = a + k, c = (j + k) * tw + i, d = c + k
+                guard bad[d] - bad[b] - bad[c] + bad[a] == 0 else { return nil }
+                return (values[d] - values[b] - values[c] + values[a]) / Double(k * k)
+            }
+            // Horizontal and vertical pairs apart: a trend across the patch shifts each set's mean by
+            // its own gradient, which must not count as spread.
+            var horizontal: [Double] = [], vertical: [Double] = []
+            for v in 0..<rows {
+                for u in 0..<columns {
+                    guard let here = tile(u, v) else { continue }
+                    if u + m < columns, let right = tile(u + m, v) { horizontal.append(right - here) }
+                    if v + m < rows, let below = tile(u, v + m) { vertical.append(below - here) }
+                }
+            }
+            return trimmedVariance([horizontal, vertical], limit: limit).map { ($0.variance / 2, $0.count) }
         }
-        guard n >= 16 else { return nil }
-        let varianceOfDifferences = m2 / (n - 1) / trimmedVarianceFactor
-        return Point(meanDN: sum / Double(count) - blackLevel, varianceDN2: varianceOfDifferences / 2,
-                     differenceCount: Int(n))
+        guard count > 0, let pixel = blockMeanVariance(1, limit: nil) else { return nil }
+        // Blocks: a few differences per set give too unstable a MAD (trimming at a limit that is too
+        // low took 10–15 % of the variance away in a test); their limit is 4 σ of the difference of two
+        // pixels instead — what a block difference's σ would be if all its pixels' noise moved together,
+        // so only an edge or a defect is cut.
+        let blockLimit = 4 * (2 * pixel.0).squareRoot()
+        var blocks: (Double, Double, Int)?
+        if let two = blockMeanVariance(2, limit: blockLimit), let four = blockMeanVariance(4, limit: blockLimit) {
+            blocks = (two.0, four.0, four.1)
+        }
+        return Point(meanDN: sum / Double(count) - blackLevel, varianceDN2: pixel.0, differenceCount: pixel.1,
+                     channel: channel, blockVariance: blocks)
+    }
+
+    /// The pooled variance of several sets of differences, each about its own mean, after trimming
+    /// at 4 robust standard deviations (1.4826 · MAD of the deviations from each set's median, pooled
+    /// over the sets), corrected for the trimming, or at the `limit` given (|d − median| beyond it,
+    /// uncorrected: meant to cut defects only); with its degrees of freedom (the differences kept less one per set). Nil under 12.
+    static func trimmedVariance(_ sets: [[Double]], limit given: Double? = nil) -> (variance: Double, count: Int)? {
+        var centers: [Double] = [], deviations: [Double] = []
+        for set in sets {
+            var sorted = set
+            let center = set.isEmpty ? 0 : PatchSampling.median(&sorted)
+            centers.append(center)
+            deviations += set.map { abs($0 - center) }
+        }
+        guard deviations.count >= 12 else { return nil }
+        let limit = given ?? 4 * max(1.4826 * PatchSampling.median(&deviations), 1e-9)
+        let correction = given == nil ? trimmedVarianceFactor : 1
+        var sum = 0.0, kept = 0
+        for (set, center) in zip(sets, centers) {
+            var n = 0.0, mean = 0.0, m2 = 0.0
+            for d in set where abs(d - center) <= limit {
+                n += 1
+                let delta = d - mean
+                mean += delta / n
+                m2 += delta * (d - mean)
+            }
+            guard n >= 2 else { continue }
+            sum += m2; kept += Int(n) - 1
+        }
+        guard kept >= 12 else { return nil }
+        return (sum / Double(kept) / correction, kept)
+    }
+
+    /// The noise's spatial correlation per channel from the points' block variances, pooled over
+    /// the patches (and a dark frame's central square, `DarkFrame.correlationPoints`) as the mean of
+    /// `Var(k × k)·k² / σ²` weighted by the 4 × 4 blocks' degrees of freedom, σ² the fitted line's variance at each patch's signal,
+    /// which is what the factors multiply in use; it absorbs a channel's pixel variance differing
+    /// from the line's, as demosaicing makes it): the 2 × 2 factor as measured, the large-area factor
+    /// extrapolated to first order in 1/k from 2 × 2 and 4 × 4 (`2 S₄ − S₂`, since for a short-range
+    /// correlation `S_k = A − M/k + O(1/k²)`; for bilinear demosaicing of red 6.6, against 6.4 at the
+    /// noise reduction's 14-pixel window and 7.1 in the limit), each at least 1. Nil when a channel
+    /// has no point with block variances.
+    public static func correlation(_ points: [Point], fit: Fit) -> (correlation: NoiseCorrelation, blockDifferences: Int)? {
+        var block = SIMD3<Double>(), area = SIMD3<Double>(), used = 0
+        for c in 0..<3 {
+            var weight = 0.0, two = 0.0, four = 0.0
+            for p in points where p.channel == c {
+                guard let b = p.blockVariance else { continue }
+                let variance = fit.readVarianceDN2 + fit.shotSlope * max(0, p.meanDN)
+                guard variance > 0 else { continue }
+                let w = Double(b.differenceCount)
+                weight += w; two += w * 4 * b.twoByTwoDN2 / variance; four += w * 16 * b.fourByFourDN2 / variance
+                used += b.differenceCount
+            }
+            guard weight > 0 else { return nil }
+            let pixel = weight
+            // Below 1 needs neighbours whose noise is anticorrelated (sharpening), which a linear raw
+            // development does not apply: there it is the estimate's own noise (about ±20 % for the
+            // area factor from 24 patches of 20 pixels), and 1, the side that does not overstate
+            // confidence, is kept.
+            block[c] = max(1, two / pixel)
+            area[c] = max(1, 2 * four / pixel - two / pixel)
+        }
+        return (NoiseCorrelation(blockFactor: block, areaFactor: area), used)
     }
 
     /// Fits σ² = a + b·s by weighted least squares with weights 1 / σ̂⁴ (the variance of a sample

@@ -134,14 +134,17 @@ struct ReducedFramePair {
         }}}}}
         let fn = darkRoom.flashNoise, an = darkRoom.ambientNoise
         func plane(_ c: Int) -> [Double] { Array(means[(c * m)..<((c + 1) * m)]) }
-        // σ²(v) = offset + slope·v per pixel; a block mean divides by k².
-        func variance(_ v: [Double], _ noise: FrameNoise) -> [Double] {
-            v.map { (Double(noise.varianceOffset) + Double(noise.varianceSlope) * max(0, $0)) * inv }
+        // σ²(v) = offset + slope·v per pixel; a block mean divides by k² and multiplies by the noise's
+        // spatial correlation (`NoiseCorrelation`: the 2 × 2 factor, the large-area one beyond).
+        func variance(_ v: [Double], _ noise: FrameNoise, channel c: Int) -> [Double] {
+            let correlation = k == 1 ? 1 : Double(k == 2 ? noise.blockFactor[c] : noise.areaFactor[c])
+            return v.map { (Double(noise.varianceOffset) + Double(noise.varianceSlope) * max(0, $0)) * inv * correlation }
         }
-        flashChannels = (0..<3).map(plane); ambientChannels = (3..<6).map(plane)
-        flashChannelVariance = flashChannels.map { variance($0, fn) }
+        let flashMeans = (0..<3).map(plane), ambientMeans = (3..<6).map(plane)
+        flashChannels = flashMeans; ambientChannels = ambientMeans
+        flashChannelVariance = (0..<3).map { variance(flashMeans[$0], fn, channel: $0) }
         let resampled = Self.resampledNoiseFactor(block: k, interpolationVariance: interpolationVariance)
-        ambientChannelVariance = ambientChannels.map { variance($0, an).map { $0 * resampled } }
+        ambientChannelVariance = (0..<3).map { variance(ambientMeans[$0], an, channel: $0).map { $0 * resampled } }
         var f = [Double](repeating: 0, count: m), a = f, vf = f, va = f
         for c in 0..<3 {
             for j in 0..<m {

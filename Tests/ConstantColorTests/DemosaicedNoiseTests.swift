@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+import ConstantColorCalibration
+import ConstantColorSynth
+
+/// Demosaiced frames (what a raw developer writes) have spatially correlated pixel noise: the
+/// chart calibration must measure it (`PhotonTransfer`, `NoiseCorrelation`) and the noise
+/// reduction must use it, or the confidence of a real capture is overstated.
+@Suite("Demosaiced noise: calibrated correlation and honest variance")
+struct DemosaicedNoiseTests {
+    /// Read variance and shot slope of the raw sensor, DN², DN/DN.
+    static let readVariance = 400.0, shotSlope = 0.5
+
+    /// A frame of `level(x, y)` DN with Poisson–Gaussian-like raw noise (Gaussian of variance
+    /// `readVariance + shotSlope · level`), bilinear-demosaiced (`Demosaic.bilinearRGGB`).
+    static func demosaicedFrame(width w: Int, height h: Int, seed: UInt64, level: (Int, Int) -> Double) -> PlanarImage {
+        var image = PlanarImage(width: w, height: h, channelCount: 3)
+        var rng = SplitMix(seed: seed)
+        for y in 0..<h {
+            for x in 0..<w {
+                let s = level(x, y), sigma = (readVariance + shotSlope * s).squareRoot()
+                for c in 0..<3 { image.samples[c * w * h + y * w + x] = Float((s + sigma * rng.gaussian()).rounded()) }
+            }
+        }
+        Demosaic.bilinearRGGB.apply(to: &image)
+        return image
+    }
+
+    /// Photon transfer over a "chart" of 20-pixel squares at eight levels, as `calibrate chart` does.
+    static func calibrate() -> (fit: PhotonTransfer.Fit, correlation: NoiseCorrelation) {
+        let side = 20, columns = 16, rows = 12
+        let levels = [200.0, 600, 1200, 2000, 3000, 4500, 6500, 9000]
+        let chart = demosaicedFrame(width: side * columns, height: side * rows, seed: 5) { x, y in
+            levels[(x / side + y / side) % levels.count]
+        }
+        var points: [PhotonTransfer.Point] = []
+        for row in 0..<rows {
+            for column in 0..<columns {
+                // The sampled square leaves 2 pixels of each patch's edge (the interpolation mixes patches there).
+                let square = PatchSquare(center: SIMD2(Double(column * side) + 10, Double(row * side) + 10), halfSize: 8)
+                for c in 0..<3 {
+                    if let p = PhotonTransfer.point(raw: chart, channel: c, square: square, blackLevel: 0) { points.append(p) }
+                }
+            }
+        }
+        let fit = PhotonTransfer.fit(points)!
+        return (fit, PhotonTransfer.correlation(points, fit: fit)!.correlation)
+    }
+
+    @Test("calibrate chart's photon transfer measures a demosaiced frame's pixel variance and its block correlation: bilinear theory within 4 standard errors")
+    func measuredCorrelation() {
+        let (fit, correlation) = Self.calibrate()
+        // Bilinear demosaicing leaves a pixel 0.5625 (R, B) or 0.625 (G) of the raw variance on average;
+        // the pooled line lies between.
+        let slopeRatio = fit.shotSlope / Self.shotSlope
+        print(String(format: "demosaiced photon transfer: slope %.3f of raw, intercept %.1f DN² (raw %.0f); block %.2f %.2f %.2f, area %.2f %.2f %.2f",
+                     slopeRatio, fit.readVarianceDN2, Self.readVariance, correlation.blockFactor.x, correlation.blockFactor.y,
+                     correlation.blockFactor.z, correlation.areaFactor.x, correlation.areaFactor.y, correlation.areaFactor.z))
+        #expect(slopeRatio > 0.55 && slopeRatio < 0.64, "slope ratio \(slopeRatio)")
+        // Theory in units of the raw variance, divided by the fitted line's (the factors multiply that):
+        // 2 × 2 blocks at every offset hold one R, one B and two G sites: Var(2×2)·4 = 25/16 (R, B; weights
+        // 9/4, 3/4, 3/4, 1/4 over 4) and 19/16 (G; 3/2, 3/2 and four 1/4). Area, 2 S₄ − S₂: 3.70 (R, B) and
+        // 1.965 (G), from the kernels by simulation over 1024² pixels.
+        let pooled = slopeRatio
+        let expectedBlock = SIMD3(1.5625, 1.1875, 1.5625) / pooled, expectedArea = SIMD3(3.70, 1.965, 3.70) / pooled
+        for c in 0..<3 {
+            #expect(abs(correlation.blockFactor[c] / expectedBlock[c] - 1) < 0.1, "block factor \(c): \(correlation.blockFactor[c]) vs \(expectedBlock[c])")
+            #expect(abs(correlation.areaFactor[c] / expectedArea[c] - 1) < 0.2, "area factor \(c): \(correlation.areaFactor[c]) vs \(expectedArea[c])")
+        }
+    }
+
+    @Test("with the calibrated correlation the filtered estimate's variance is its error's on a demosaiced flat pair (mean z² within 25 % of 1); taken as independent, the misfit detector reads the correlated noise as structure and the variance is several times too large")
+    func honestVariance() {
+        let (fit, correlation) = Self.calibrate()
+        let w = 480, h = 360, n = w * h, level = 300.0, vF: Float = 4
+        let exposure = ExposureSettings(exposureTimeSeconds: 1, fNumber: 1, isoSpeed: 100)
+        // The flash frame: little, independent noise; the ambient frame: demosaiced, so D's noise is mostly correlated.
+        var f = PlanarImage(width: w, height: h, channelCount: 3)
+        var rng = SplitMix(seed: 33)
+        for c in 0..<3 { for i in 0..<n { f.samples[c * n + i] = 1000 + 100 * Float(c) + vF.squareRoot() * Float(rng.gaussian()) } }
+        let a = Self.demosaicedFrame(width: w, height: h, seed: 34) { _, _ in level }
+        let clean = [UInt8](repeating: 0, count: n)
+        let flash = LinearFrame(image: f, clipped: clean, noise: FrameNoise(varianceOffset: vF, varianceSlope: 0), exposure: exposure)
+        func meanZ2(_ correlation: NoiseCorrelation) -> Double {
+            let ambientNoise = FrameNoise(varianceOffset: Float(fit.readVarianceDN2 + fit.shotSlope * level), varianceSlope: 0,
+                                          correlation: correlation)
+            let ambient = LinearFrame(image: a, clipped: clean, noise: ambientNoise, exposure: exposure)
+            var d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: NoiseReductionTests.identity)
+            let u = NoiseReductionTests.filter(&d, flash: flash).uncertainty!
+            var z2 = 0.0, count = 0.0
+            for c in 0..<3 {
+                for y in 16..<(h - 16) {
+                    for x in 16..<(w - 16) {
+                        let i = c * n + y * w + x
+                        let e = Double(d.difference.samples[i]) - (1000 + 100 * Double(c) - level)
+                        let gain = Double(u.guideGain.samples[i])
+                        z2 += e * e / (Double(u.variance.samples[i]) + gain * gain * 3 * Double(vF)); count += 1
+                    }
+                }
+            }
+            return z2 / count
+        }
+        let calibrated = meanZ2(correlation), independent = meanZ2(.independent)
+        print(String(format: "demosaiced flat pair: mean z² %.3f with the calibrated correlation, %.3f taken as independent", calibrated, independent))
+        // 1.14 here. Of the excess over 1, a few % is the area factor's estimate (2 S₄ − S₂ from these
+        // squares, 5–7 % under the bilinear value); with the exact bilinear factors it is 1.11 — a
+        // remaining understatement of the correlated case not attributed (a suspect: the per-pixel
+        // check, which sees R and B sites with 1.8× the line's variance). White noise gives 0.90
+        // (NoiseReductionTests.calibratedWindowVariance). The bound: 1 ± 25 %.
+        #expect(calibrated > 0.75 && calibrated < 1.25, "mean z² \(calibrated)")
+        #expect(independent < 0.5, "mean z² taken as independent: \(independent)")
+    }
+}
