@@ -141,7 +141,7 @@ struct CalibrateChart: ParsableCommand {
             progress.say(String(format: "noise correlation (R, G, B): 2x2 block factor %.2f %.2f %.2f, area factor %.2f %.2f %.2f (1 = independent pixels; demosaiced frames are higher)",
                                 c.blockFactor.x, c.blockFactor.y, c.blockFactor.z, c.areaFactor.x, c.areaFactor.y, c.areaFactor.z))
         } else {
-            progress.say("warning: the patches' sampled squares are too small (under 11 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
+            progress.say("warning: the patches' sampled squares are too small (under 16 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
         }
     }
 }

@@ -54,8 +54,10 @@ public struct CameraProfile: Sendable, Equatable {
             let c = try n.object("correlation")
             func factors(_ key: String) throws -> SIMD3<Double> {
                 let v = try c.numbers(key, count: 3)
-                guard v.allSatisfy({ $0 > 0 }) else {
-                    throw JSONFileError.invalidValue(file: file, key: "noise.correlation." + key, expected: "three positive numbers")
+                // Below 1 needs anticorrelated neighbours (sharpening), which linear camera RGB does not have.
+                guard v.allSatisfy({ $0 >= 1 }) else {
+                    throw JSONFileError.invalidValue(file: file, key: "noise.correlation." + key,
+                                                     expected: "three numbers of at least 1 (1 = independent pixels)")
                 }
                 return SIMD3(v[0], v[1], v[2])
             }

@@ -9,7 +9,9 @@
 ///   all lags (the "noise-equivalent area" in pixels; Dainty & Shaw 1974, "Image Science", §8).
 ///
 /// Both are 1 for independent pixels. Bilinear demosaicing of an RGGB mosaic gives 2.78 and 7.11
-/// (red, blue) and 2.0 and 3.2 (green). `calibrate chart` measures them on the chart's patches.
+/// (red, blue) and 1.90 and 3.2 (green), each in units of that channel's own mean pixel variance.
+/// `calibrate chart` measures them on the chart's patches (and dark frame), relative to the noise
+/// model's variance, and extrapolates the area factor as 2 S₄ − S₂ (6.6 and 3.1 here).
 public struct NoiseCorrelation: Sendable, Equatable {
     /// `Var(2 × 2 mean) · 4 / σ²` per channel.
     public var blockFactor: SIMD3<Double>
@@ -24,10 +26,4 @@ public struct NoiseCorrelation: Sendable, Equatable {
     /// Independent pixels (raw data; the synthesizer's frames unless demosaiced).
     public static let independent = NoiseCorrelation(blockFactor: SIMD3(repeating: 1), areaFactor: SIMD3(repeating: 1))
 
-    /// Whether every factor is finite and positive (below 1 is possible: sharpening correlates
-    /// neighbours negatively).
-    public var isValid: Bool {
-        let all = [blockFactor.x, blockFactor.y, blockFactor.z, areaFactor.x, areaFactor.y, areaFactor.z]
-        return all.allSatisfy { $0.isFinite && $0 > 0 }
-    }
 }

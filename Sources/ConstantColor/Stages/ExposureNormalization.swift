@@ -30,6 +30,17 @@ public struct FrameNoise: Sendable, Equatable {
         areaFactor = SIMD3<Float>(correlation.areaFactor)
     }
 
+    /// Whether the pixels' noise is independent (both factors 1).
+    public var isIndependent: Bool { blockFactor == SIMD3(repeating: 1) && areaFactor == SIMD3(repeating: 1) }
+
+    /// `Var(k × k mean)·k²/σ²` per channel for a block of side `k` pixels: 1 for one pixel, then
+    /// `A − 2(A − B)/k` (the first-order form `S_k = A − M/k` through the 2 × 2 factor B and the area
+    /// factor A = 2 S₄ − S₂; exact at k = 2 and 4, a few % low beyond for bilinear demosaicing).
+    public func blockVarianceFactor(side k: Int) -> SIMD3<Float> {
+        guard k > 1 else { return SIMD3(repeating: 1) }
+        return areaFactor - 2 * (areaFactor - blockFactor) / Float(k)
+    }
+
     /// Variance of a sample whose normalized value is `v` (negative values count as zero signal).
     @inlinable public func variance(_ v: Float) -> Float {
         varianceOffset + varianceSlope * max(0, v)

@@ -25,7 +25,7 @@ public struct DarkFrame: Sendable, Equatable {
     public var readVarianceStandardErrorDN2: Double
     /// The ISO the frame was taken at.
     public var iso: Double
-    /// Differences used after trimming.
+    /// Degrees of freedom of the trimmed differences (`PhotonTransfer.trimmedVariance`).
     public var differenceCount: Int
     /// Per channel, the photon transfer point of the frame's central square (at most 512 × 512) with
     /// its block variances: the read noise's spatial correlation, measured on far more blocks than a
@@ -75,7 +75,6 @@ public struct DarkFrame: Sendable, Equatable {
         var mean = SIMD3<Double>(0, 0, 0), variance = SIMD3<Double>(0, 0, 0)
         var pooledSum = 0.0, pooledCount = 0
         var differences = [Double](repeating: 0, count: (w - lag) * h)
-        var scratch = differences
         var levels = [Double](repeating: 0, count: plane)
         for c in 0..<3 {
             frame.samples.withUnsafeBufferPointer { s in
@@ -88,18 +87,8 @@ public struct DarkFrame: Sendable, Equatable {
                 }
                 for i in 0..<plane { levels[i] = Double(s[c * plane + i]) }
             }
-            scratch = differences
-            let center = PatchSampling.median(&scratch)
-            for i in differences.indices { scratch[i] = abs(differences[i] - center) }
-            let limit = 4 * max(1.4826 * PatchSampling.median(&scratch), 1e-9)
-            var n = 0.0, m = 0.0, m2 = 0.0
-            for d in differences where abs(d - center) <= limit {
-                n += 1
-                let delta = d - m
-                m += delta / n
-                m2 += delta * (d - m)
-            }
-            let v = n > 1 ? m2 / (n - 1) / PhotonTransfer.trimmedVarianceFactor / 2 : 0
+            let trimmed = PhotonTransfer.trimmedVariance([differences])
+            let v = (trimmed?.variance ?? 0) / 2, n = Double(trimmed?.count ?? 0)
             variance[c] = v
             // Black level: the mean of the samples within ±6σ of the median (hot pixels excluded).
             let level = PatchSampling.median(&levels), band = 6 * max(v.squareRoot(), 1)

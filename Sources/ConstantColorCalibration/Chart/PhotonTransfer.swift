@@ -179,8 +179,8 @@ public enum PhotonTransfer {
     /// from the line's, as demosaicing makes it): the 2 × 2 factor as measured, the large-area factor
     /// extrapolated to first order in 1/k from 2 × 2 and 4 × 4 (`2 S₄ − S₂`, since for a short-range
     /// correlation `S_k = A − M/k + O(1/k²)`; for bilinear demosaicing of red 6.6, against 6.4 at the
-    /// noise reduction's 14-pixel window and 7.1 in the limit), each at least 1. Nil when a channel
-    /// has no point with block variances.
+    /// noise reduction's 14-pixel window and 7.1 in the limit), each at least 1. A channel with no
+    /// point with block variances takes the largest of the others'; nil when no channel has one.
     public static func correlation(_ points: [Point], fit: Fit) -> (correlation: NoiseCorrelation, blockDifferences: Int)? {
         var block = SIMD3<Double>(), area = SIMD3<Double>(), used = 0
         for c in 0..<3 {
@@ -193,7 +193,7 @@ public enum PhotonTransfer {
                 weight += w; two += w * 4 * b.twoByTwoDN2 / variance; four += w * 16 * b.fourByFourDN2 / variance
                 used += b.differenceCount
             }
-            guard weight > 0 else { return nil }
+            guard weight > 0 else { continue }
             let pixel = weight
             // Below 1 needs neighbours whose noise is anticorrelated (sharpening), which a linear raw
             // development does not apply: there it is the estimate's own noise (about ±20 % for the
@@ -201,6 +201,12 @@ public enum PhotonTransfer {
             // confidence, is kept.
             block[c] = max(1, two / pixel)
             area[c] = max(1, 2 * four / pixel - two / pixel)
+        }
+        // A channel without blocks (clipped everywhere) takes the largest of the others'.
+        let measured = (0..<3).filter { block[$0] > 0 }
+        guard !measured.isEmpty else { return nil }
+        for c in 0..<3 where block[c] == 0 {
+            block[c] = measured.map { block[$0] }.max()!; area[c] = measured.map { area[$0] }.max()!
         }
         return (NoiseCorrelation(blockFactor: block, areaFactor: area), used)
     }

@@ -20,14 +20,20 @@ struct ReducedFramePair {
     /// Per axis, the full-resolution pixels² by which the ambient frame's resampling blurred it
     /// (`AmbientRatioEstimate.interpolationVariance`).
     let interpolationVariance: SIMD2<Double>
+    /// The two frames' noise models (their spatial correlation sets a block mean's variance).
+    let flashNoise: FrameNoise, ambientNoise: FrameNoise
 
     /// How much of the ambient frame's noise variance a block mean keeps after bilinear resampling.
     /// Along an axis the k resampled samples of a block weigh the source pixels 1, except the two at
     /// its ends, t and 1 − t: Σweight² = k − 2t(1 − t), against k for independent pixels — a factor
     /// 1 − 2v/k with v the mean t(1 − t). At k = 1 or 2 (small frames) that is 0.7–0.85 per pair,
     /// and the noise subtracted from the penumbrae's bend would otherwise be too large (r₀ high).
-    static func resampledNoiseFactor(block k: Int, interpolationVariance v: SIMD2<Double>) -> Double {
-        (1 - 2 * v.x / Double(k)) * (1 - 2 * v.y / Double(k))
+    /// With spatially correlated noise (`FrameNoise.isIndependent` false) the resampling averages
+    /// samples that already share their noise and removes less: no reduction is taken (the side that
+    /// does not understate the variance).
+    static func resampledNoiseFactor(block k: Int, interpolationVariance v: SIMD2<Double>, noise: FrameNoise) -> Double {
+        guard noise.isIndependent else { return 1 }
+        return (1 - 2 * v.x / Double(k)) * (1 - 2 * v.y / Double(k))
     }
 
     /// Rows the reduced image aims at.
@@ -44,9 +50,14 @@ struct ReducedFramePair {
         precondition(offset == 0 || offset == 1)
         let hw = (width - offset) / 2, hh = (height - offset) / 2
         var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight,
-                                   origin: origin + offset * block, interpolationVariance: interpolationVariance)
-        let resampled = Self.resampledNoiseFactor(block: 2 * block, interpolationVariance: interpolationVariance)
-            / Self.resampledNoiseFactor(block: block, interpolationVariance: interpolationVariance)
+                                   origin: origin + offset * block, interpolationVariance: interpolationVariance,
+                                   flashNoise: flashNoise, ambientNoise: ambientNoise)
+        let resampled = Self.resampledNoiseFactor(block: 2 * block, interpolationVariance: interpolationVariance, noise: ambientNoise)
+            / Self.resampledNoiseFactor(block: block, interpolationVariance: interpolationVariance, noise: ambientNoise)
+        // Four blocks averaged are not four independent ones when the pixels' noise is correlated:
+        // the factor of the new block side over the old one's, per channel.
+        let flashGrowth = SIMD3<Double>(flashNoise.blockVarianceFactor(side: 2 * block) / flashNoise.blockVarianceFactor(side: block))
+        let ambientGrowth = SIMD3<Double>(ambientNoise.blockVarianceFactor(side: 2 * block) / ambientNoise.blockVarianceFactor(side: block))
         for y in 0..<hh {
             for x in 0..<hw {
                 let j = (2 * y + offset) * width + 2 * x + offset, o = y * hw + x
@@ -54,22 +65,26 @@ struct ReducedFramePair {
                 func mean(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 4 }
                 func meanVariance(_ v: [Double]) -> Double { (v[a] + v[b] + v[c] + v[d]) / 16 }
                 out.flash[o] = mean(flash); out.ambient[o] = mean(ambient)
-                out.flashVariance[o] = meanVariance(flashVariance); out.ambientVariance[o] = meanVariance(ambientVariance) * resampled
                 out.valid[o] = valid[a] && valid[b] && valid[c] && valid[d]
+                var flashSum = 0.0, ambientSum = 0.0
                 for ch in 0..<3 {
                     out.flashChannels[ch][o] = mean(flashChannels[ch])
                     out.ambientChannels[ch][o] = mean(ambientChannels[ch])
-                    out.flashChannelVariance[ch][o] = meanVariance(flashChannelVariance[ch])
-                    out.ambientChannelVariance[ch][o] = meanVariance(ambientChannelVariance[ch]) * resampled
+                    out.flashChannelVariance[ch][o] = meanVariance(flashChannelVariance[ch]) * flashGrowth[ch]
+                    out.ambientChannelVariance[ch][o] = meanVariance(ambientChannelVariance[ch]) * resampled * ambientGrowth[ch]
+                    flashSum += out.flashChannelVariance[ch][o]; ambientSum += out.ambientChannelVariance[ch][o]
                 }
+                out.flashVariance[o] = flashSum; out.ambientVariance[o] = ambientSum
             }
         }
         return out
     }
 
-    private init(width: Int, height: Int, block: Int, fullHeight: Int, origin: Int, interpolationVariance: SIMD2<Double>) {
+    private init(width: Int, height: Int, block: Int, fullHeight: Int, origin: Int, interpolationVariance: SIMD2<Double>,
+                 flashNoise: FrameNoise, ambientNoise: FrameNoise) {
         self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight; self.origin = origin
         self.interpolationVariance = interpolationVariance
+        self.flashNoise = flashNoise; self.ambientNoise = ambientNoise
         let n = width * height
         flash = [Double](repeating: 0, count: n); ambient = flash; flashVariance = flash; ambientVariance = flash
         valid = [Bool](repeating: false, count: n)
@@ -84,6 +99,7 @@ struct ReducedFramePair {
         let rw = w / k, rh = h / k
         width = rw; height = rh; block = k; fullHeight = h; origin = 0
         self.interpolationVariance = interpolationVariance
+        flashNoise = darkRoom.flashNoise; ambientNoise = darkRoom.ambientNoise
         let m = rw * rh
         // Planes: F_r, F_g, F_b, A_r, A_g, A_b (block means).
         var means = [Double](repeating: 0, count: 6 * m)
@@ -135,15 +151,15 @@ struct ReducedFramePair {
         let fn = darkRoom.flashNoise, an = darkRoom.ambientNoise
         func plane(_ c: Int) -> [Double] { Array(means[(c * m)..<((c + 1) * m)]) }
         // σ²(v) = offset + slope·v per pixel; a block mean divides by k² and multiplies by the noise's
-        // spatial correlation (`NoiseCorrelation`: the 2 × 2 factor, the large-area one beyond).
+        // spatial correlation (`FrameNoise.blockVarianceFactor`).
         func variance(_ v: [Double], _ noise: FrameNoise, channel c: Int) -> [Double] {
-            let correlation = k == 1 ? 1 : Double(k == 2 ? noise.blockFactor[c] : noise.areaFactor[c])
+            let correlation = Double(noise.blockVarianceFactor(side: k)[c])
             return v.map { (Double(noise.varianceOffset) + Double(noise.varianceSlope) * max(0, $0)) * inv * correlation }
         }
         let flashMeans = (0..<3).map(plane), ambientMeans = (3..<6).map(plane)
         flashChannels = flashMeans; ambientChannels = ambientMeans
         flashChannelVariance = (0..<3).map { variance(flashMeans[$0], fn, channel: $0) }
-        let resampled = Self.resampledNoiseFactor(block: k, interpolationVariance: interpolationVariance)
+        let resampled = Self.resampledNoiseFactor(block: k, interpolationVariance: interpolationVariance, noise: darkRoom.ambientNoise)
         ambientChannelVariance = (0..<3).map { variance(ambientMeans[$0], an, channel: $0).map { $0 * resampled } }
         var f = [Double](repeating: 0, count: m), a = f, vf = f, va = f
         for c in 0..<3 {

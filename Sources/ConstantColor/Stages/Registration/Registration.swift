@@ -62,8 +62,13 @@ public enum Registration {
         precondition(flash.image.width == ambient.image.width && flash.image.height == ambient.image.height)
         let width = flash.image.width, height = flash.image.height
         // Per-channel pyramids; the working (finest used) level is the first with at most
-        // maximumWorkingPixels pixels. Read noise is per sample; a 2×2 average halves its σ.
-        var readF = flash.noise.varianceOffset.squareRoot(), readA = ambient.noise.varianceOffset.squareRoot()
+        // maximumWorkingPixels pixels. Read noise is per sample; a k × k average divides its σ by k
+        // for independent pixels, by less for correlated ones (`FrameNoise.blockVarianceFactor`,
+        // the largest channel's).
+        func readNoise(_ noise: FrameNoise, halvings h: Int) -> Float {
+            let k = 1 << h
+            return (noise.varianceOffset * noise.blockVarianceFactor(side: k).max()).squareRoot() / Float(k)
+        }
         // Halvings from the frame to the working level: while the level is larger than the working
         // size and at least 64 pixels on its short side.
         var halvings = 0
@@ -76,12 +81,11 @@ public enum Registration {
                           : RegistrationFeatures.reducedChannels(frame, halvings: min(halvings, 2))
         }
         var flashLevels = [working(flash)], ambientLevels = [working(ambient)]
-        for _ in 0..<min(halvings, 2) { readF /= 2; readA /= 2 }
         for _ in 2..<max(2, halvings) {
             flashLevels[0] = flashLevels[0].map { $0.downsampled2x() }
             ambientLevels[0] = ambientLevels[0].map { $0.downsampled2x() }
-            readF /= 2; readA /= 2
         }
+        let readF = readNoise(flash.noise, halvings: halvings), readA = readNoise(ambient.noise, halvings: halvings)
         // An ambient frame with no light above its read noise (a dark room) has nothing to align, and
         // its alignment does not matter (its noise is all it adds to D): a fit would only follow the
         // noise. A frame with some lit samples (a lamp in a dark room) is registered.
@@ -95,7 +99,8 @@ public enum Registration {
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
             flashLevels.append(last.map { $0.downsampled2x() })
             ambientLevels.append(ambientLevels.last!.map { $0.downsampled2x() })
-            levelReadF.append(levelReadF.last! / 2); levelReadA.append(levelReadA.last! / 2)
+            levelReadF.append(readNoise(flash.noise, halvings: halvings + levelReadF.count))
+            levelReadA.append(readNoise(ambient.noise, halvings: halvings + levelReadA.count))
         }
         // Features of every level and frame, then the levels, in parallel (finest first, the largest jobs).
         let levelCount = flashLevels.count
