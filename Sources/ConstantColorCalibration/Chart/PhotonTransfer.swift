@@ -22,12 +22,12 @@ public enum PhotonTransfer {
         public var meanDN: Double
         /// Noise variance, DN².
         public var varianceDN2: Double
-        /// Pixel differences used.
+        /// Degrees of freedom of the pixel differences used (the fit's weight).
         public var differenceCount: Int
         /// The channel (0 red, 1 green, 2 blue).
         public var channel: Int
-        /// The variances of 2 × 2 and 4 × 4 block means, DN², with the numbers of block differences
-        /// the degrees of freedom of the latter; nil when the square is too small for them.
+        /// The variances of 2 × 2 and 4 × 4 block means, DN², and the degrees of freedom of the
+        /// 4 × 4 one; nil when the square is too small for them (under 16 pixels).
         public var blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)?
 
         /// Creates a point.
@@ -77,8 +77,8 @@ public enum PhotonTransfer {
     public static let blockGap = 3
 
     /// The photon transfer point of one channel over one square of a raw frame (DN), or nil when
-    /// the pixel differences give fewer than 12 degrees of freedom. Unusable (`clipped`) pixels spoil the differences
-    /// and blocks they are part of.
+    /// the pixel differences give fewer than 12 degrees of freedom. Unusable (`clipped`) pixels
+    /// spoil the differences and blocks they are part of.
     public static func point(raw: PlanarImage, channel: Int, square: PatchSquare, blackLevel: Double,
                              clipped: [UInt8]? = nil) -> Point? {
         let w = raw.width, sw = square.columns.count, sh = square.rows.count
@@ -144,7 +144,8 @@ public enum PhotonTransfer {
     /// The pooled variance of several sets of differences, each about its own mean, after trimming
     /// at 4 robust standard deviations (1.4826 · MAD of the deviations from each set's median, pooled
     /// over the sets), corrected for the trimming, or at the `limit` given (|d − median| beyond it,
-    /// uncorrected: meant to cut defects only); with its degrees of freedom (the differences kept less one per set). Nil under 12.
+    /// uncorrected: meant to cut defects only); with its degrees of freedom (the differences kept
+    /// less one per set). Nil under 12.
     static func trimmedVariance(_ sets: [[Double]], limit given: Double? = nil) -> (variance: Double, count: Int)? {
         var centers: [Double] = [], deviations: [Double] = []
         for set in sets {
