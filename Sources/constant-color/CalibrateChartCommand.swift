@@ -18,10 +18,14 @@ struct CalibrateChart: ParsableCommand {
             outside the image or mostly clipped is an error. The flash white comes from the neutral \
             patches (C*ab < 3), the 3x3 matrix from white-preserving least squares refined to \
             minimize CIEDE2000, and the noise model from photon transfer over the patches (gain and \
-            read noise referred to ISO 100). A flash-lit chart is too bright to measure the read \
+            read noise referred to ISO 100; variances from differences of pixels 4 apart, since a \
+            demosaiced frame's neighbours share their noise) with the noise's spatial correlation \
+            (noise.correlation: the variance of 2x2 and 4x4 tile means; patches of 16 px or more). \
+            A flash-lit chart is too bright to measure the read \
             noise: give --dark DARK.tif, a frame from the same camera with the lens capped (same \
-            size, ideally the same ISO); its read noise (variance of horizontally adjacent pixel \
-            differences / 2) is the photon transfer intercept and only the gain is fitted. Levels \
+            size, ideally the same ISO); its read noise (variance of differences of pixels 4 apart \
+            in a row / 2) is the photon transfer intercept and only the gain is fitted; its blocks \
+            also measure the correlation. Levels \
             come from --camera (an existing profile) or --black-level and --white-level; the dark \
             frame's measured black level is reported, never substituted. Outputs are written \
             atomically.
