@@ -111,7 +111,7 @@ struct DemosaicedNoiseTests {
         }
         let calibrated = meanZ2(correlation), independent = meanZ2(.independent)
         print(String(format: "demosaiced flat pair: mean z² %.3f with the calibrated correlation, %.3f taken as independent", calibrated, independent))
-        // 1.04 here (white noise gives 0.90, NoiseReductionTests.calibratedWindowVariance). Not
+        // 1.02 here (white noise gives 0.90, NoiseReductionTests.calibratedWindowVariance). Not
         // counted: the area factor's estimate is 5–7 % under the bilinear value; the per-pixel check sees
         // R and B sites with 1.8× the line's variance.
         #expect(calibrated > 0.85 && calibrated < 1.15, "mean z² \(calibrated)")

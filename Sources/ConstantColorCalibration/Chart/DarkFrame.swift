@@ -74,21 +74,25 @@ public struct DarkFrame: Sendable, Equatable {
         let w = frame.width, h = frame.height, plane = w * h
         var mean = SIMD3<Double>(0, 0, 0), variance = SIMD3<Double>(0, 0, 0)
         var pooledSum = 0.0, pooledCount = 0
-        var differences = [Double](repeating: 0, count: (w - lag) * h)
+        // By position in a 2 × 2 colour filter mosaic, each trimmed with its own limit (a demosaiced
+        // frame's pixel variance depends on it; `PhotonTransfer.point`).
+        var differences = [[Double]](repeating: [], count: 4)
         var levels = [Double](repeating: 0, count: plane)
         for c in 0..<3 {
+            for p in 0..<4 { differences[p].removeAll(keepingCapacity: true) }
             frame.samples.withUnsafeBufferPointer { s in
-                var k = 0
                 for y in 0..<h {
                     let row = c * plane + y * w
                     for x in lag..<w {
-                        differences[k] = Double(s[row + x]) - Double(s[row + x - lag]); k += 1
+                        differences[(x & 1) + 2 * (y & 1)].append(Double(s[row + x]) - Double(s[row + x - lag]))
                     }
                 }
                 for i in 0..<plane { levels[i] = Double(s[c * plane + i]) }
             }
-            let trimmed = PhotonTransfer.trimmedVariance([differences])
-            let v = (trimmed?.variance ?? 0) / 2, n = Double(trimmed?.count ?? 0)
+            let parts = differences.compactMap { PhotonTransfer.trimmedVariance([$0]) }
+            let dof = parts.reduce(0) { $0 + $1.count }
+            let v = dof > 0 ? parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof) / 2 : 0
+            let n = Double(dof)
             variance[c] = v
             // Black level: the mean of the samples within ±6σ of the median (hot pixels excluded).
             let level = PatchSampling.median(&levels), band = 6 * max(v.squareRoot(), 1)

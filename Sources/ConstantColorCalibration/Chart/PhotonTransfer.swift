@@ -117,15 +117,24 @@ public enum PhotonTransfer {
             }
             // Horizontal and vertical pairs apart: a trend across the patch shifts each set's mean by
             // its own gradient, which must not count as spread.
-            var horizontal: [Double] = [], vertical: [Double] = []
+            // Single pixels also by their position in a 2 × 2 colour filter mosaic: a demosaiced frame's
+            // pixel variance depends on it (a recorded sample against an interpolated one), and one
+            // robust limit for the mixture would cut the noisier positions' tails (2–4 % of the
+            // variance for bilinear demosaicing). Each position is trimmed with its own limit.
+            let phases = k == 1 ? 4 : 1
+            var horizontal = [[Double]](repeating: [], count: phases), vertical = horizontal
             for v in 0..<rows {
                 for u in 0..<columns {
                     guard let here = tile(u, v) else { continue }
-                    if u + m < columns, let right = tile(u + m, v) { horizontal.append(right - here) }
-                    if v + m < rows, let below = tile(u, v + m) { vertical.append(below - here) }
+                    let phase = k == 1 ? ((square.columns.lowerBound + u) & 1) + 2 * ((square.rows.lowerBound + v) & 1) : 0
+                    if u + m < columns, let right = tile(u + m, v) { horizontal[phase].append(right - here) }
+                    if v + m < rows, let below = tile(u, v + m) { vertical[phase].append(below - here) }
                 }
             }
-            return trimmedVariance([horizontal, vertical], limit: limit).map { ($0.variance / 2, $0.count) }
+            let parts = (0..<phases).compactMap { trimmedVariance([horizontal[$0], vertical[$0]], limit: limit) }
+            let dof = parts.reduce(0) { $0 + $1.count }
+            guard dof >= 12 else { return nil }
+            return (parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof) / 2, dof)
         }
         guard count > 0, let pixel = blockMeanVariance(1, limit: nil) else { return nil }
         // Blocks: a few differences per set give too unstable a MAD (trimming at a limit that is too
