@@ -89,10 +89,8 @@ public struct DarkFrame: Sendable, Equatable {
                 }
                 for i in 0..<plane { levels[i] = Double(s[c * plane + i]) }
             }
-            let parts = differences.compactMap { PhotonTransfer.trimmedVariance([$0]) }
-            let dof = parts.reduce(0) { $0 + $1.count }
-            let v = dof > 0 ? parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof) / 2 : 0
-            let n = Double(dof)
+            let pooled = PhotonTransfer.pooledTrimmedVariance(differences.map { [$0] })
+            let v = (pooled?.variance ?? 0) / 2, n = Double(pooled?.count ?? 0)
             variance[c] = v
             // Black level: the mean of the samples within ±6σ of the median (hot pixels excluded).
             let level = PatchSampling.median(&levels), band = 6 * max(v.squareRoot(), 1)

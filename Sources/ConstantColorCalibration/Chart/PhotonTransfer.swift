@@ -131,10 +131,8 @@ public enum PhotonTransfer {
                     if v + m < rows, let below = tile(u, v + m) { vertical[phase].append(below - here) }
                 }
             }
-            let parts = (0..<phases).compactMap { trimmedVariance([horizontal[$0], vertical[$0]], limit: limit) }
-            let dof = parts.reduce(0) { $0 + $1.count }
-            guard dof >= 12 else { return nil }
-            return (parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof) / 2, dof)
+            return pooledTrimmedVariance((0..<phases).map { [horizontal[$0], vertical[$0]] }, limit: limit)
+                .map { ($0.variance / 2, $0.count) }
         }
         guard count > 0, let pixel = blockMeanVariance(1, limit: nil) else { return nil }
         // Blocks: a few differences per set give too unstable a MAD (trimming at a limit that is too
@@ -180,6 +178,14 @@ public enum PhotonTransfer {
         }
         guard kept >= 12 else { return nil }
         return (sum / Double(kept) / correction, kept)
+    }
+
+    /// `trimmedVariance` of each group (its own limit), pooled by degrees of freedom; nil under 12.
+    static func pooledTrimmedVariance(_ groups: [[[Double]]], limit: Double? = nil) -> (variance: Double, count: Int)? {
+        let parts = groups.compactMap { trimmedVariance($0, limit: limit) }
+        let dof = parts.reduce(0) { $0 + $1.count }
+        guard dof >= 12 else { return nil }
+        return (parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof), dof)
     }
 
     /// The noise's spatial correlation per channel from the points' block variances, pooled over
