@@ -39,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
           help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one (the decisions do not depend on it).")
     var colorimetricUncertainty = true
     @Option(help: "Flash profile (JSON).") var flash: String
-    @Option(help: "Write the metrics as JSON here.") var json: String?
+    @Option(help: "Write the metrics as JSON here (a quantity that could not be measured is null).") var json: String?
     @Option(help: "Write a self-contained HTML report here.") var html: String?
     @Option(parsing: .unconditional, help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
     @Option(parsing: .unconditional, help: "Only conditions whose truth gives an ambient illuminance at most this (lux) count for the accuracy tolerance.")
@@ -184,7 +184,7 @@ struct ValidateCommand: ParsableCommand {
                                                         "tolerance": .string($0.tolerance), "passed": .bool($0.passed)]) }),
                 "conditions": .array(scores.map(\.json)),
             ])
-            try AtomicFile.write(document.encodedData(), to: path, protectedPaths: inputs)
+            try AtomicFile.write(document.nonFiniteNumbersAsNull.encodedData(file: path), to: path, protectedPaths: inputs)
         }
         if let path = html {
             let page = ValidationHTMLReport.html(title: "Constant Color validation: \((directory as NSString).lastPathComponent)",

@@ -89,8 +89,8 @@ struct PairFolder {
                                    noise: NoiseModel(readNoiseDN: 2, gainElectronsPerDN: 2))
         let flash = FlashProfile(name: "cli flash", cameraName: "cli test", whiteCameraRGB: SIMD3(0.8, 1, 0.7),
                                  matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
-        try camera.json.encodedData().write(to: url.appendingPathComponent("camera.json"))
-        try flash.json.encodedData().write(to: url.appendingPathComponent("flash.json"))
+        try camera.json.encodedData(file: "test").write(to: url.appendingPathComponent("camera.json"))
+        try flash.json.encodedData(file: "test").write(to: url.appendingPathComponent("flash.json"))
     }
 
     /// `fuse` arguments on this folder's pair, writing `out.tif`.

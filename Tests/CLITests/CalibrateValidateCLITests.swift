@@ -51,7 +51,7 @@ struct CalibrateValidateCLITests {
         })
         truth["chart"] = .object(chart)
         let wrong = dir.appendingPathComponent("reversed.json").path
-        try JSONValue.object(truth).encodedData().write(to: URL(fileURLWithPath: wrong))
+        try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: wrong))
         let r = try CLI.run(chartArguments(Self.darkroom, chart: wrong, out: dir))
         #expect(r.status == 1 && r.stderr.contains("--max-fit-error") && r.stderr.contains("no profile written"), "\(r.status) \(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cam.json").path))
@@ -132,7 +132,7 @@ struct CalibrateValidateCLITests {
         first["center"] = .array([.number(5000), .number(10)])
         patches[0] = .object(first); chart["patches"] = .array(patches); truth["chart"] = .object(chart)
         let outside = dir.appendingPathComponent("outside.json").path
-        try JSONValue.object(truth).encodedData().write(to: URL(fileURLWithPath: outside))
+        try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: outside))
         try expectBadInput(chartArguments(Self.darkroom, chart: outside, out: dir), in: dir, mentions: ["dark skin", "darkroom.tif", "outside"])
         // Malformed JSON.
         let malformed = dir.appendingPathComponent("malformed.json").path

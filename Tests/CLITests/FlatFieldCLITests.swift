@@ -198,7 +198,7 @@ struct FlatFieldCLITests {
                                       "relativeWhiteCameraRGB": .array(Array(repeating: .array([.number(1), .number(1), .number(1)]), count: 4)),
                                       "relativeLevel": .array([.number(1), .number(1), .number(-1), .number(1)])])
         let bad = dir.appendingPathComponent("bad.flash.json").path
-        try JSONValue.object(profile).encodedData().write(to: URL(fileURLWithPath: bad))
+        try JSONValue.object(profile).encodedData(file: "test").write(to: URL(fileURLWithPath: bad))
         let scene = Self.root + "/fixtures/colorchecker/200lux-4000K-on"
         try expectBadInput(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", Self.camera, "--flash", bad,
                             "-o", dir.appendingPathComponent("o.tif").path], mentions: ["bad.flash.json", "shading.relativeLevel"])

@@ -48,7 +48,7 @@ struct ColorimetricUncertaintyTests {
         #expect(p.json.object?[ColorimetricUncertainty.jsonKey] == nil)
         #expect(try FlashProfile(json: p.json, file: "f.json").colorimetricUncertainty == nil)
         p.colorimetricUncertainty = Self.sample
-        let text = p.json.encodedData()
+        let text = try p.json.encodedData(file: "test")
         let back = try FlashProfile(json: try JSONValue.parse(text, file: "f.json"), file: "f.json")
         #expect(back == p)
         #expect(back.extra[ColorimetricUncertainty.jsonKey] == nil)

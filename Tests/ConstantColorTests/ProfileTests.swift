@@ -58,6 +58,28 @@ struct ProfileTests {
         }
     }
 
+    @Test("a profile holding NaN or infinity is not written: the error names the file and the key path; finite values write and read back")
+    func nonFiniteNumbersAreNotWritten() throws {
+        var p = try CameraProfile(json: JSONValue.parse(Data(cameraJSON.utf8), file: "cam.json"), file: "cam.json")
+        let text = try p.json.encodedData(file: "cam.json")
+        #expect(try CameraProfile(json: JSONValue.parse(text, file: "cam.json"), file: "cam.json") == p)
+        p.noise.readNoiseDN = .nan
+        #expect { try p.json.encodedData(file: "out.json") } throws: { error in
+            // (NaN is not equal to itself, so the case is matched by its text.)
+            (error as? JSONFileError)?.description
+                == "out.json: not written: 'noise.readNoiseDN' is nan, which JSON cannot hold (a quantity that could not be computed?)"
+        }
+        let nested = JSONValue.object(["a": .array([.number(1), .object(["b": .number(-.infinity)])])])
+        do {
+            _ = try nested.encodedData(file: "x.json")
+            Issue.record("an infinite number was written")
+        } catch let e as JSONFileError {
+            #expect(e.description == "x.json: not written: 'a[1].b' is -inf, which JSON cannot hold (a quantity that could not be computed?)")
+        }
+        // Reports write an unmeasured quantity as null instead.
+        #expect(nested.nonFiniteNumbersAsNull == .object(["a": .array([.number(1), .object(["b": .null])])]))
+    }
+
     @Test("malformed JSON and a wrong profile kind are errors")
     func malformed() {
         #expect(throws: JSONFileError.self) { try JSONValue.parse(Data("{\"a\": ".utf8), file: "x.json") }

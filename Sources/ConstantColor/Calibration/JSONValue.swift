@@ -70,11 +70,44 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         return try parse(data, file: path)
     }
 
-    /// Pretty, key-sorted JSON text.
-    public func encodedData() -> Data {
+    /// Pretty, key-sorted JSON text for `file`. JSON (RFC 8259 §6) has no NaN or infinity: a
+    /// non-finite number throws `JSONFileError.nonFiniteNumber` naming the file and the key path,
+    /// so that nothing is written in place of a value that was lost.
+    public func encodedData(file: String) throws -> Data {
+        if let (path, value) = firstNonFiniteNumber(path: "") {
+            throw JSONFileError.nonFiniteNumber(file: file, key: path.isEmpty ? "the top level" : path, value: value)
+        }
         let e = JSONEncoder()
         e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? e.encode(self)) ?? Data("null".utf8)
+        return try e.encode(self)
+    }
+
+    /// The value with every NaN or infinite number replaced by null: for reports, where such a number
+    /// means a quantity that could not be measured (no pixels to average, say) and null says so.
+    public var nonFiniteNumbersAsNull: JSONValue {
+        switch self {
+        case .number(let d): return d.isFinite ? self : .null
+        case .array(let a): return .array(a.map(\.nonFiniteNumbersAsNull))
+        case .object(let o): return .object(o.mapValues(\.nonFiniteNumbersAsNull))
+        case .null, .bool, .string: return self
+        }
+    }
+
+    /// The key path (`a.b[2]`) and value of the first non-finite number, in key order; nil when
+    /// every number is finite.
+    func firstNonFiniteNumber(path: String) -> (String, Double)? {
+        switch self {
+        case .number(let d): return d.isFinite ? nil : (path, d)
+        case .array(let a):
+            for (i, v) in a.enumerated() { if let hit = v.firstNonFiniteNumber(path: path + "[\(i)]") { return hit } }
+            return nil
+        case .object(let o):
+            for k in o.keys.sorted() {
+                if let hit = o[k]!.firstNonFiniteNumber(path: path.isEmpty ? k : path + "." + k) { return hit }
+            }
+            return nil
+        case .null, .bool, .string: return nil
+        }
     }
 }
 
@@ -90,6 +123,8 @@ public enum JSONFileError: Error, Equatable, CustomStringConvertible {
     case invalidValue(file: String, key: String, expected: String)
     /// The schema version is newer than this tool understands.
     case unsupportedVersion(file: String, version: Int)
+    /// A value to be written is NaN or infinite, which JSON cannot hold.
+    case nonFiniteNumber(file: String, key: String, value: Double)
 
     public var description: String {
         switch self {
@@ -98,6 +133,8 @@ public enum JSONFileError: Error, Equatable, CustomStringConvertible {
         case .missingKey(let f, let k): return "\(f): missing required key '\(k)'"
         case .invalidValue(let f, let k, let e): return "\(f): key '\(k)' must be \(e)"
         case .unsupportedVersion(let f, let v): return "\(f): schemaVersion \(v) is newer than this tool supports (1)"
+        case .nonFiniteNumber(let f, let k, let v):
+            return "\(f): not written: '\(k)' is \(v), which JSON cannot hold (a quantity that could not be computed?)"
         }
     }
 }
