@@ -232,10 +232,10 @@ public struct ChartCalibration: Sendable {
             m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from differences of pixels 4 apart (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
             m["readNoiseSource"] = .string("photon transfer intercept")
         }
-        if let c = noiseCorrelation {
+        if noiseCorrelation != nil {
             m["noiseCorrelationMethod"] = .string("per channel, variance of 2x2 and 4x4 block means from differences of non-overlapping tiles with 4 pixels between them (cut beyond 4 sigma of a pixel difference: defects only), relative to the fitted line's variance, averaged over the patches and the dark frame's central 512x512 square (when given) weighted by degrees of freedom: blockFactor = 4 Var(2x2) / variance, areaFactor = 2 S4 - S2 with S4 = 16 Var(4x4) / variance (first-order extrapolation in 1/k); each at least 1")
+            // (The factors themselves are the profile's noise.correlation, not repeated here.)
             m["noiseCorrelationBlockDifferences"] = .number(Double(noiseCorrelationDifferences))
-            m["noiseCorrelationBlockFactor"] = .array([c.blockFactor.x, c.blockFactor.y, c.blockFactor.z].map(JSONValue.number))
         } else {
             m["noiseCorrelation"] = .string("not measured: the patches' sampled squares are smaller than 16 pixels; pixels' noise taken as independent")
         }
