@@ -158,7 +158,8 @@ public enum FusionPipeline {
             cameraToXYZ: rendering.cameraToXYZ, image: D.difference, flags: D.flags)
         rendering = rendering.withScale(scale)
 
-        // 4b + 6. The flash-guided model of D, then in one pass the noise-reduced D and the confidence.
+        // 4b + 6. The flash-guided models of D (two window sizes), then in one pass the noise-reduced D
+        // and the confidence.
         // Buffers nothing reads any more are written over instead of fresh ones (whose pages the
         // kernel faults in and zeroes: at 12 MP, 48 MB a plane): the ambient frame's samples (not
         // read after the dark-room estimate, unless the fallback photo is rendered from them) take
@@ -168,8 +169,9 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F,
                                                  reusing: options.renderFallback ? [] : A.image.take().samples,
                                                  scratch: &scratch)
+        let wide = options.noiseReduction.wideModel(estimate: D, flash: F, scratch: &scratch)
         timings.lap("noiseReduction")
-        let confidence = Confidence.filterAndMap(estimate: &D, model: model, flash: F, rendering: rendering,
+        let confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: rendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
                                                  reusing: consume scratch).confidence
         var spare = (consume model).planes

@@ -46,13 +46,14 @@ public enum Confidence {
     /// frame `D` was made from. With `recordUncertainty`, the per-pixel variances are returned too.
     /// The map is written into `storage` when it is large enough (a buffer nothing reads any more,
     /// `PlanarImage.init(width:height:channelCount:reusing:)`).
-    public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, flash: LinearFrame,
-                                    rendering: ColorRendering,
+    public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: GuidedModel? = nil,
+                                    flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
                                     recordUncertainty: Bool = false,
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
+        precondition(wide.map { $0.width == w && $0.height == h && $0.subsampling == model.subsampling } ?? true)
         let delta = exposureRatioUncertainty
         let xyz = rendering.matrix(to: .xyz), white = WhitePoint.d65XYZ
         // Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
@@ -78,21 +79,24 @@ public enum Confidence {
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
         flags.withUnsafeBufferPointer { flBuffer in
         model.planes.withUnsafeBufferPointer { mBuffer in
+        (wide?.planes ?? []).withUnsafeBufferPointer { wBuffer in
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, x0Buffer, x1Buffer, txBuffer))
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffer, x0Buffer, x1Buffer, txBuffer))
+            let hasWide = wide != nil
             forEachRowBand(rowCount: h) { rows in
-                let (f, flags, planes, x0, x1, tx) = inputs.value
+                let (f, flags, planes, widePlanes, x0, x1, tx) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd and the
                 // overlap factor (10 rows of w, padded to a multiple of the vector width) and the
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
                 let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
-                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 10 * padded)
-                coefficients.initialize(repeating: 0, count: 10 * padded)
+                // (The wide model's ten rows follow the model's.)
+                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 20 * padded)
+                coefficients.initialize(repeating: 0, count: 20 * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
                 let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
@@ -103,23 +107,26 @@ public enum Confidence {
                     tailIn.deallocate()
                 }
                 for y in rows {
-                    model.verticalRow(y, into: row, planes: planes.baseAddress!)
-                    // Horizontal interpolation and normalization by the interpolated weight. With 2×2
-                    // blocks, pixel 2k takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1
-                    // (GuidedModel.taps): sixteen pixels from three shifted loads of eight samples.
-                    var vectorPixels = 0..<0
-                    if model.subsampling == 2 && lw >= 10 {
-                        let kEnd = 1 + (lw - 2) / 8 * 8
-                        @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
-                            let p = UnsafeRawPointer(row + j * lw + k)
-                            let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
-                            let at = p.loadUnaligned(as: SIMD8<Float>.self)
-                            let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
-                            var v = SIMD16<Float>()
-                            v.evenHalf = 0.25 * before + 0.75 * at
-                            v.oddHalf = 0.75 * at + 0.25 * after
-                            return v
-                        }
+                    // The model's row, then the wide model's.
+                    for k in 0..<(hasWide ? 2 : 1) {
+                      let coefficients = coefficients + k * 10 * padded
+                      model.verticalRow(y, into: row, planes: (k == 0 ? planes : widePlanes).baseAddress!)
+                      // Horizontal interpolation and normalization by the interpolated weight. With 2×2
+                      // blocks, pixel 2k takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1
+                      // (GuidedModel.taps): sixteen pixels from three shifted loads of eight samples.
+                      var vectorPixels = 0..<0
+                      if model.subsampling == 2 && lw >= 10 {
+                          let kEnd = 1 + (lw - 2) / 8 * 8
+                          @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
+                              let p = UnsafeRawPointer(row + j * lw + k)
+                              let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
+                              let at = p.loadUnaligned(as: SIMD8<Float>.self)
+                              let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
+                              var v = SIMD16<Float>()
+                              v.evenHalf = 0.25 * before + 0.75 * at
+                              v.oddHalf = 0.75 * at + 0.25 * after
+                              return v
+                          }
                         for k in stride(from: 1, to: kEnd, by: 8) {
                             let inverseWeight = 1 / interpolated(9, k)
                             @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
@@ -145,6 +152,7 @@ public enum Confidence {
                     }
                     scalarPixels(0..<vectorPixels.lowerBound)
                     scalarPixels(vectorPixels.upperBound..<w)
+                  }
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
                     // through shifted pointers, so that the loops have no index arithmetic to check.)
@@ -163,10 +171,10 @@ public enum Confidence {
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
-                               invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
+                               wide: hasWide, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
-        }}}}}}}}}}
+        }}}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
@@ -186,7 +194,7 @@ public enum Confidence {
     /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
     /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart.
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
-                           coefficients: UnsafePointer<Float>, stride padded: Int, invalid: UnsafePointer<Float>,
+                           coefficients: UnsafePointer<Float>, stride padded: Int, wide: Bool, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
@@ -208,13 +216,19 @@ public enum Confidence {
                                     confidence: UnsafeMutablePointer<Float>,
                                     independent: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?,
                                     guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?) {
-            let r = kernel(f: (load(f.0, x), load(f.1, x), load(f.2, x)),
-                           d: (load(d.0, x), load(d.1, x), load(d.2, x)),
+            let fv = (load(f.0, x), load(f.1, x), load(f.2, x)), dv = (load(d.0, x), load(d.1, x), load(d.2, x))
+            let invalidV = load(invalid, x)
+            var r = kernel(f: fv, d: dv,
                            a: (load(c, x), load(c + 3 * padded, x), load(c + 6 * padded, x)),
                            b: (load(c + padded, x), load(c + 4 * padded, x), load(c + 7 * padded, x)),
                            sd: (load(c + 2 * padded, x), load(c + 5 * padded, x), load(c + 8 * padded, x)),
                            overlap: load(c + 9 * padded, x),
-                           invalid: load(invalid, x), constants)
+                           invalid: invalidV, constants)
+            // The wide windows where the intersection-of-confidence-intervals rule accepts them; only
+            // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
+            if wide && (r.confidence .< Self.wideSupportSkipConfidence).anyLane {
+                r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, stride: padded, at: x, invalid: invalidV, constants)
+            }
             store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
             store(r.confidence, confidence, x)
             if let v = independent {
@@ -257,6 +271,69 @@ public enum Confidence {
     /// The vector of pixels the kernel works on at once.
     typealias Lanes = SIMD8<Float>
 
+    /// The kernel's results for one vector: the filtered value, its independent variance and guide
+    /// gain per channel, and the confidence.
+    typealias KernelResult = (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes),
+                              guideGain: (Lanes, Lanes, Lanes), confidence: Lanes)
+
+    /// Γ of the intersection-of-confidence-intervals rule (`wideSupportSelection`).
+    static let wideSupportThreshold: Float = 2
+
+    /// Vectors whose every pixel has at least this confidence from the model's windows do not try
+    /// the wide ones: their σ is below 1 ΔE00 chroma (about a just-noticeable difference), which
+    /// more averaging would not change visibly, while evaluating the wide windows doubles the
+    /// kernel's cost.
+    static let wideSupportSkipConfidence: Float = 0.9
+
+    /// The wide windows' result for one vector (ten coefficient rows at `c`, `stride` apart), and the
+    /// choice between it and the model windows' `narrow` (`wideSupportSelection`). Not inlined: a
+    /// second copy of the kernel in `processRow` made it several times slower to compile, and only
+    /// vectors with an uncertain pixel get here.
+    @inline(never)
+    static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
+                            coefficients c: UnsafePointer<Float>, stride padded: Int, at x: Int, invalid: Lanes,
+                            _ k: KernelConstants) -> KernelResult {
+        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes {
+            let q = p + x
+            return Lanes(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7])
+        }
+        let wide = kernel(f: f, d: d,
+                          a: (load(c), load(c + 3 * padded), load(c + 6 * padded)),
+                          b: (load(c + padded), load(c + 4 * padded), load(c + 7 * padded)),
+                          sd: (load(c + 2 * padded), load(c + 5 * padded), load(c + 8 * padded)),
+                          overlap: load(c + 9 * padded), invalid: invalid, k)
+        return wideSupportSelection(narrow, wide)
+    }
+
+    /// Adaptive support by the intersection of confidence intervals (ICI; Goldenshluger & Nemirovski,
+    /// Math. Methods Statist. 6(2), 1997; Katkovnik, IEEE TSP 47(9), 1999 — Lepski's method): the
+    /// wide windows' estimate is taken where it is the more certain one and, in every channel, its
+    /// interval `±Γσ` intersects the model windows' (`|D_wide − D| ≤ Γ(σ + σ_wide)`, σ from the
+    /// independent variances). In a flat region the two agree and the wider average wins; near
+    /// structure the flash frame does not explain, the wide windows' bias moves their estimate
+    /// outside the narrow interval and the narrow one stays (their own misfit is in their variance too).
+    @inline(always)
+    static func wideSupportSelection(_ narrow: KernelResult, _ wide: KernelResult) -> KernelResult {
+        @inline(always) func agrees(_ a: Lanes, _ b: Lanes, _ va: Lanes, _ vb: Lanes) -> SIMDMask<SIMD8<Int32>> {
+            // √v = v·v^(−½) (a variance of 0 gives NaN, which never agrees: the narrow one stays).
+            let bound = wideSupportThreshold * (va * va.fastInverseSquareRoot(newtonSteps: 2)
+                                                + vb * vb.fastInverseSquareRoot(newtonSteps: 2))
+            let e = a - b
+            return e * e .<= bound * bound
+        }
+        let take = (wide.confidence .> narrow.confidence)
+            .& agrees(narrow.value.0, wide.value.0, narrow.independent.0, wide.independent.0)
+            .& agrees(narrow.value.1, wide.value.1, narrow.independent.1, wide.independent.1)
+            .& agrees(narrow.value.2, wide.value.2, narrow.independent.2, wide.independent.2)
+        guard take.anyLane else { return narrow }
+        @inline(always) func pick(_ n: Lanes, _ w: Lanes) -> Lanes { n.replacing(with: w, where: take) }
+        @inline(always) func pick(_ n: (Lanes, Lanes, Lanes), _ w: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
+            (pick(n.0, w.0), pick(n.1, w.1), pick(n.2, w.2))
+        }
+        return (pick(narrow.value, wide.value), pick(narrow.independent, wide.independent),
+                pick(narrow.guideGain, wide.guideGain), pick(narrow.confidence, wide.confidence))
+    }
+
     /// What the kernel needs besides the pixels.
     struct KernelConstants {
         /// Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
@@ -273,7 +350,7 @@ public enum Confidence {
     @inline(always)
     static func kernel(f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes), a: (Lanes, Lanes, Lanes),
                        b: (Lanes, Lanes, Lanes), sd: (Lanes, Lanes, Lanes), overlap: Lanes, invalid: Lanes, _ k: KernelConstants)
-        -> (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), guideGain: (Lanes, Lanes, Lanes), confidence: Lanes) {
+        -> KernelResult {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         let guide = f.0 + f.1 + f.2
         // The guide is the sum of three flash samples: three read variances, one shot term.

@@ -45,9 +45,24 @@ public struct NoiseReduction: Sendable {
     public var subsampling: Int = 2
     /// ε in units of the averaged guide's noise variance.
     public var regularization: Float = 4
+    /// Radius of the wide windows (in averaged pixels) that each pixel may take instead where they
+    /// agree with the model's and are more certain (`Confidence.wideSupportSelection`, the
+    /// intersection-of-confidence-intervals rule); twice `radius`, one dyadic step of the scale.
+    /// Nil, or not above `radius`: one window size.
+    public var wideRadius: Int? = 6
 
-    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support), ε = 4 noise variances.
+    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support) and 13×13 wide windows,
+    /// ε = 4 noise variances.
     public init() {}
+
+    /// The model with the wide windows (`wideRadius`), its working planes in `scratch` as `model`'s;
+    /// nil when there are none.
+    public func wideModel(estimate: DarkRoomEstimate, flash: LinearFrame, scratch: inout [Float]) -> GuidedModel? {
+        guard let r = wideRadius, r > radius else { return nil }
+        var wide = self
+        wide.radius = r; wide.wideRadius = nil
+        return wide.model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
+    }
 
     /// The low-resolution guided model of `estimate` (made from the normalized `flash` frame).
     public func model(estimate: DarkRoomEstimate, flash: LinearFrame) -> GuidedModel {
@@ -75,7 +90,9 @@ public struct NoiseReduction: Sendable {
         var work = recycledLargeArray(moved(&scratch), count: max(3 * ln, n), zero: Float(0))
         defer { scratch = moved(&work) }
         let fn = estimate.flashNoise, an = estimate.ambientNoise
-        let guideBlockFactor = (fn.blockFactor.x + fn.blockFactor.y + fn.blockFactor.z) / 3
+        // Variance factors of an s × s block's mean (`blockFactor` itself for the default 2 × 2).
+        let flashBlock = fn.blockVarianceFactor(side: s), ambientBlock = an.blockVarianceFactor(side: s)
+        let guideBlockFactor = (flashBlock.x + flashBlock.y + flashBlock.z) / 3
         let kappa = regularization
         planes.withUnsafeMutableBufferPointer { modelBuffer in
         work.withUnsafeMutableBufferPointer { workBuffer in
@@ -200,8 +217,8 @@ public struct NoiseReduction: Sendable {
                             // correlation factor) and the part it shares with the guide (both from F_c);
                             // the window mean's noise from the large-area factor.
                             let flashVariance = fn.variance(fBar), ambientVariance = an.variance(fBar - pBar)
-                            let sharedNoise = flashVariance * fn.blockFactor[c] / count
-                            let vBar = sharedNoise + ambientVariance * an.blockFactor[c] / count
+                            let sharedNoise = flashVariance * flashBlock[c] / count
+                            let vBar = sharedNoise + ambientVariance * ambientBlock[c] / count
                             let windowMeanNoise = (flashVariance * fn.areaFactor[c] + ambientVariance * an.areaFactor[c])
                                 / (count * windowCount)
                             // The residual's spread about its expectation, √(2/|ω|) of it for independent

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import ConstantColor
+
+/// The adaptive window size of the noise reduction (`Confidence.wideSupportSelection`): the wide
+/// windows where they agree with the model's and are more certain, the model's elsewhere.
+@Suite("Noise reduction: wide windows by the intersection of confidence intervals")
+struct WideSupportTests {
+    let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2, isoSpeed: 100)
+    static let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0, residualByModel: [:])
+    let w = 480, h = 240
+    /// A flash frame with little noise (variance 4) and an ambient frame with white noise of variance
+    /// 160 000 (σ 400 against D of 300–700): D's noise is the ambient's, and a model's noise mostly its windows'.
+    let vF: Float = 4, vA: Float = 160_000
+
+    /// Flash and ambient frames whose dark-room truth is `truth(x, c)` (flat ambient 300 in every channel).
+    func frames(truth: (Int, Int) -> Float) -> (flash: LinearFrame, ambient: LinearFrame) {
+        let n = w * h
+        var f = PlanarImage(width: w, height: h, channelCount: 3), a = f
+        var rng = SplitMix(seed: 5)
+        for c in 0..<3 {
+            for i in 0..<n {
+                f.samples[c * n + i] = truth(i % w, c) + 300 + vF.squareRoot() * Float(rng.gaussian())
+                a.samples[c * n + i] = 300 + vA.squareRoot() * Float(rng.gaussian())
+            }
+        }
+        let clean = [UInt8](repeating: 0, count: n)
+        return (LinearFrame(image: f, clipped: clean, noise: FrameNoise(varianceOffset: vF, varianceSlope: 0), exposure: exposure),
+                LinearFrame(image: a, clipped: clean, noise: FrameNoise(varianceOffset: vA, varianceSlope: 0), exposure: exposure))
+    }
+
+    /// The filtered estimate, its confidence and per-pixel variance (independent + guide) with
+    /// `settings`' windows, and the wide ones when `wide`.
+    func filtered(_ frames: (flash: LinearFrame, ambient: LinearFrame), settings: NoiseReduction, wide: Bool)
+        -> (d: PlanarImage, confidence: PlanarImage, variance: [Float]) {
+        var d = DarkRoomEstimate(flash: frames.flash, ambient: frames.ambient, registration: Self.identity)
+        let model = settings.model(estimate: d, flash: frames.flash)
+        var scratch: [Float] = []
+        let wideModel = wide ? settings.wideModel(estimate: d, flash: frames.flash, scratch: &scratch) : nil
+        let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-3)
+        let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: frames.flash,
+                                        rendering: rendering, recordUncertainty: true)
+        let u = r.uncertainty!, n = w * h
+        let variance = (0..<(3 * n)).map { i in
+            u.variance.samples[i] + u.guideGain.samples[i] * u.guideGain.samples[i] * 3 * vF
+        }
+        return (d.difference, r.confidence, variance)
+    }
+
+    @Test("a flat region takes the wide windows: the median error drops to under 0.75 of the 7×7 windows' (0.54 for the window means alone), the confidence rises, and the stated variance stays the error's (mean z² within 15 % of 1)")
+    func flatRegionTakesWideWindows() {
+        let truth: (Int, Int) -> Float = { _, c in 700 + 100 * Float(c) }
+        let pair = frames(truth: truth)
+        let narrow = filtered(pair, settings: NoiseReduction(), wide: false)
+        let adaptive = filtered(pair, settings: NoiseReduction(), wide: true)
+        let n = w * h
+        var errors = (narrow: [Double](), adaptive: [Double]()), z2 = 0.0, count = 0.0
+        var confidence = (narrow: 0.0, adaptive: 0.0)
+        // Away from the border bands where the windows' overlap is not credited (2r blocks of the wide windows).
+        for y in 28..<(h - 28) {
+            for x in 28..<(w - 28) {
+                let p = y * w + x
+                confidence.narrow += Double(narrow.confidence.samples[p]); confidence.adaptive += Double(adaptive.confidence.samples[p])
+                for c in 0..<3 {
+                    let i = c * n + p, t = truth(x, c)
+                    let e0 = Double(narrow.d.samples[i] - t), e1 = Double(adaptive.d.samples[i] - t)
+                    errors.narrow.append(abs(e0)); errors.adaptive.append(abs(e1))
+                    z2 += e1 * e1 / Double(adaptive.variance[i]); count += 1
+                }
+            }
+        }
+        // The median: a flat field's few pixels that the per-pixel check hands back toward their raw
+        // value by chance (z² > 4) carry most of the error energy, alike for both window sizes.
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        let meanZ2 = z2 / count, ratio = median(errors.adaptive) / median(errors.narrow)
+        print(String(format: "wide windows, flat: median |error| %.3f of the 7×7 windows', mean z² %.3f, mean confidence %.3f -> %.3f",
+                     ratio, meanZ2, 3 * confidence.narrow / count, 3 * confidence.adaptive / count))
+        // 13 × 13 against 7 × 7 averaged samples: about (7/13)² = 0.29 of the variance for the window
+        // means alone, 0.54 of the standard deviation.
+        #expect(ratio < 0.75, "median error ratio \(ratio)")
+        #expect(confidence.adaptive > confidence.narrow)
+        #expect(meanZ2 > 0.85 && meanZ2 < 1.15, "mean z² \(meanZ2)")
+    }
+
+    @Test("a stripe of another colour (iso-luminant: the guide does not show it) 20 pixels wide keeps its colour: inside it the 13×13 windows all reach the background and are refused, while the 7×7 windows that fit inside are kept")
+    func narrowStripeKeepsModelWindows() {
+        // Background (700, 500, 300), the stripe (300, 500, 700): the guide F_r + F_g + F_b is the same.
+        let lo = w / 2 - 10, hi = w / 2 + 10
+        let truth: (Int, Int) -> Float = { x, c in (lo..<hi).contains(x) ? 300 + 200 * Float(c) : 700 - 200 * Float(c) }
+        let pair = frames(truth: truth)
+        var wideOnly = NoiseReduction()
+        wideOnly.radius = 6; wideOnly.wideRadius = nil
+        let narrow = filtered(pair, settings: NoiseReduction(), wide: false)
+        let adaptive = filtered(pair, settings: NoiseReduction(), wide: true)
+        let smeared = filtered(pair, settings: wideOnly, wide: false)
+        /// Mean error of the red channel over the stripe's central 8 columns (rows away from the border).
+        func centreBias(_ d: PlanarImage) -> Double {
+            var sum = 0.0, count = 0.0
+            for x in (w / 2 - 4)..<(w / 2 + 4) {
+                for y in 28..<(h - 28) { sum += Double(d.samples[y * w + x] - truth(x, 0)); count += 1 }
+            }
+            return sum / count
+        }
+        let b = (narrow: centreBias(narrow.d), adaptive: centreBias(adaptive.d), wide: centreBias(smeared.d))
+        // Standard error of such a mean of the 7×7 result: its pixel σ over √(rows) (columns correlated).
+        let p = (h / 2) * w + w / 2
+        let standardError = Double(narrow.variance[p].squareRoot()) / Double(h - 56).squareRoot()
+        print(String(format: "wide windows, 20-px stripe: centre bias %.1f (7×7), %.1f (adaptive), %.1f (13×13 only); standard error %.1f; step 400",
+                     b.narrow, b.adaptive, b.wide, standardError))
+        #expect(abs(b.wide) > 10 * standardError, "the 13×13 windows alone should pull the stripe toward the background: \(b.wide)")
+        #expect(abs(b.adaptive - b.narrow) < 3 * standardError + 0.1 * abs(b.wide), "adaptive \(b.adaptive), 7×7 \(b.narrow)")
+    }
+}
