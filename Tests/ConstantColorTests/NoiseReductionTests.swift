@@ -24,20 +24,26 @@ struct NoiseReductionTests {
 
     static let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0, residualByModel: [:])
 
-    /// Builds the guided model and evaluates it in place (with the uncertainty planes recorded).
-    static func filter(_ d: inout DarkRoomEstimate, flash: LinearFrame) -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
+    /// Builds the guided model (and, with `wide`, the wide-window one) and evaluates it in place
+    /// (with the uncertainty planes recorded).
+    static func filter(_ d: inout DarkRoomEstimate, flash: LinearFrame, wide: Bool = false)
+        -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
         let model = NoiseReduction().model(estimate: d, flash: flash)
+        var scratch: [Float] = []
+        let wideModel = wide ? NoiseReduction().wideModel(estimate: d, flash: flash, scratch: &scratch) : nil
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
-        return Confidence.filterAndMap(estimate: &d, model: model, flash: flash, rendering: rendering, recordUncertainty: true)
+        return Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: flash, rendering: rendering,
+                                       recordUncertainty: true)
     }
 
-    @Test("errors against the truth match the propagated variance (mean z² near 1), and noise drops several-fold")
-    func honestVariance() {
+    @Test("errors against the truth match the propagated variance (mean z² near 1), and noise drops several-fold; with the wide windows too (the pipeline's setting)",
+          arguments: [false, true])
+    func honestVariance(wide: Bool) {
         let scene = SyntheticScene()
         let (f, a, truth) = frames(scene)
         let raw = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
         var filtered = raw
-        let u = Self.filter(&filtered, flash: f).uncertainty!
+        let u = Self.filter(&filtered, flash: f, wide: wide).uncertainty!
         let n = truth.pixelCount, w = truth.width, h = truth.height
         var z2: Double = 0, count = 0.0, outliers = 0.0, rawError: Double = 0, filteredError: Double = 0
         for c in 0..<3 {
@@ -57,8 +63,8 @@ struct NoiseReductionTests {
             }
         }
         let meanZ2 = z2 / count
-        print(String(format: "noise reduction: mean z² %.3f, beyond 3σ %.3f %%, error energy filtered/raw %.3f",
-                     meanZ2, 100 * outliers / count, filteredError / rawError))
+        print(String(format: "noise reduction%@: mean z² %.3f, beyond 3σ %.3f %%, error energy filtered/raw %.3f",
+                     wide ? " with wide windows" : "", meanZ2, 100 * outliers / count, filteredError / rawError))
         // Not over-confident (errors larger than claimed: a Gaussian has 0.27 % beyond 3σ), and not so
         // cautious that it says nothing.
         #expect(outliers / count < 0.01, "beyond 3σ: \(outliers / count)")

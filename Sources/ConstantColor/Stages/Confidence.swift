@@ -43,8 +43,10 @@ public enum Confidence {
     /// by pixel against the unfiltered value: where they differ by more than 2 — fully by 3 —
     /// standard deviations the model missed that pixel and the unfiltered value takes over) and
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
-    /// frame `D` was made from. With `recordUncertainty`, the per-pixel variances are returned too.
-    /// The map is written into `storage` when it is large enough (a buffer nothing reads any more,
+    /// frame `D` was made from. With a `wide` model (the same geometry and subsampling, wider
+    /// windows: `NoiseReduction.wideModel`), a pixel the model leaves unsure may take the wide
+    /// windows' value instead (`wideSupportSelection`). With `recordUncertainty`, the per-pixel
+    /// variances are returned too. The map is written into `storage` when it is large enough (a buffer nothing reads any more,
     /// `PlanarImage.init(width:height:channelCount:reusing:)`).
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: GuidedModel? = nil,
                                     flash: LinearFrame, rendering: ColorRendering,
@@ -192,7 +194,9 @@ public enum Confidence {
     /// vector register and the kernel's many live vectors were spilled around each one. Full vectors
     /// read and write the row in place; the partial vector at the row's end goes through `tail`
     /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
-    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart.
+    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart and, when
+    /// `wide`, the wide model's ten after them (from `coefficients + 10·stride`); only the wide
+    /// windows' kernel is a call (`wideSupport`).
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
                            coefficients: UnsafePointer<Float>, stride padded: Int, wide: Bool, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
@@ -226,7 +230,8 @@ public enum Confidence {
                            invalid: invalidV, constants)
             // The wide windows where the intersection-of-confidence-intervals rule accepts them; only
             // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
-            if wide && (r.confidence .< Self.wideSupportSkipConfidence).anyLane {
+            // (Invalid pixels, and the padding past the row's end, have confidence 0 either way.)
+            if wide && ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
                 r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, stride: padded, at: x, invalid: invalidV, constants)
             }
             store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
@@ -315,7 +320,7 @@ public enum Confidence {
     @inline(always)
     static func wideSupportSelection(_ narrow: KernelResult, _ wide: KernelResult) -> KernelResult {
         @inline(always) func agrees(_ a: Lanes, _ b: Lanes, _ va: Lanes, _ vb: Lanes) -> SIMDMask<SIMD8<Int32>> {
-            // √v = v·v^(−½) (a variance of 0 gives NaN, which never agrees: the narrow one stays).
+            // √v = v·v^(−½) (0 for a variance of 0: the bound is then 0, and only an equal value agrees).
             let bound = wideSupportThreshold * (va * va.fastInverseSquareRoot(newtonSteps: 2)
                                                 + vb * vb.fastInverseSquareRoot(newtonSteps: 2))
             let e = a - b

@@ -47,7 +47,7 @@ public struct NoiseReduction: Sendable {
     public var regularization: Float = 4
     /// Radius of the wide windows (in averaged pixels) that each pixel may take instead where they
     /// agree with the model's and are more certain (`Confidence.wideSupportSelection`, the
-    /// intersection-of-confidence-intervals rule); twice `radius`, one dyadic step of the scale.
+    /// intersection-of-confidence-intervals rule); 6, twice the default radius (one dyadic step).
     /// Nil, or not above `radius`: one window size.
     public var wideRadius: Int? = 6
 

@@ -156,10 +156,10 @@ public struct ExposureRatioScore: Sendable, Equatable {
     }
 
     /// Reads the estimate from a report: `exposure.estimatedAmbientToFlashRatio`, nil when absent.
+    /// (Read from the report itself: a JSON round trip lost it whenever another of the report's
+    /// numbers, such as the residual of featureless frames, was infinite.)
     public static func estimate(in report: FusionReport) -> Double? {
-        guard let data = try? JSONEncoder().encode(report),
-              let json = try? JSONValue.parse(data, file: "report") else { return nil }
-        return json.object?["exposure"]?.object?[estimatedKey]?.double
+        report.exposure.estimatedAmbientToFlashRatio
     }
 
     /// Relative error of a ratio against the truth (effective when known, else the exposure ratio).
