@@ -135,10 +135,7 @@ struct CalibrateChart: ParsableCommand {
             throw CheckFailed(message: String(format: "%@: the matrix fits the chart to a mean CIEDE2000 of %.1f (max %.1f), beyond --max-fit-error %g: check the patch positions and orientation in %@; no profile written",
                                               capture, calibration.meanDeltaE2000, calibration.maxDeltaE2000, maxFitError, chart))
         }
-        // Both encoded before either is written: a value JSON cannot hold leaves neither file changed.
-        let cameraText = try cameraProfile.json.encodedData(file: cameraOut), flashText = try flashProfile.json.encodedData(file: flashOut)
-        try AtomicFile.write(cameraText, to: cameraOut, protectedPaths: inputs)
-        try AtomicFile.write(flashText, to: flashOut, protectedPaths: inputs)
+        try AtomicFile.writeJSON([(cameraProfile.json, cameraOut), (flashProfile.json, flashOut)], protectedPaths: inputs)
         progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),

@@ -78,7 +78,7 @@ struct CalibrateFlatField: ParsableCommand {
             "maxRelativeWhiteStandardError": num(fit.maxRelativeWhiteStandardError),
             "maxLogLevelResidual": num(fit.maxLogLevelResidual),
         ])
-        try AtomicFile.write(profile.json.encodedData(file: flashOut), to: flashOut, protectedPaths: inputs)
+        try AtomicFile.writeJSON([(profile.json, flashOut)], protectedPaths: inputs)
         let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map { fit.shading.value(atRelativeX: $0.0, y: $0.1) }
         let blue = corners.map(\.white.z), red = corners.map(\.white.x), level = corners.map(\.level)
         progress.say(String(format: "%dx%d shading map: corners relative to the centre: red %.3f-%.3f, blue %.3f-%.3f, level %.3f-%.3f (node noise <= %.2f %%)",

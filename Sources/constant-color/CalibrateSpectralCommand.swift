@@ -79,10 +79,7 @@ struct CalibrateSpectral: ParsableCommand {
                 .merging(["flashSPDFile": .string(flashSpd)]) { a, _ in a })
         flashProfile.colorimetricUncertainty = cal.colorimetricUncertainty
         let inputs = [cameraSensitivity, flashSpd, trainingPath]
-        // Both encoded before either is written: a value JSON cannot hold leaves neither file changed.
-        let cameraText = try cameraProfile.json.encodedData(file: cameraOut), flashText = try flashProfile.json.encodedData(file: flashOut)
-        try AtomicFile.write(cameraText, to: cameraOut, protectedPaths: inputs)
-        try AtomicFile.write(flashText, to: flashOut, protectedPaths: inputs)
+        try AtomicFile.writeJSON([(cameraProfile.json, cameraOut), (flashProfile.json, flashOut)], protectedPaths: inputs)
         Progress().say(String(format: "matrix fitted over %d reflectances: mean/max CIEDE2000 %.2f/%.2f (training), %.2f/%.2f (ColorChecker)",
                               cal.trainingCount, cal.trainingMeanDeltaE2000, cal.trainingMaxDeltaE2000,
                               cal.colorCheckerMeanDeltaE2000, cal.colorCheckerMaxDeltaE2000))

@@ -180,11 +180,11 @@ struct ValidateCommand: ParsableCommand {
                 "version": .string(ConstantColorVersion.current), "directory": .string(directory),
                 "camera": .string(camera), "flash": .string(flash),
                 "set": set.json, "accuracyToleranceConditions": .number(Double(accuracyConditions.count)),
-                "checks": .array(checks.map { .object(["metric": .string($0.metric), "value": $0.value.isFinite ? .number($0.value) : .null,
+                "checks": .array(checks.map { .object(["metric": .string($0.metric), "value": .number($0.value),
                                                         "tolerance": .string($0.tolerance), "passed": .bool($0.passed)]) }),
                 "conditions": .array(scores.map(\.json)),
             ])
-            try AtomicFile.write(document.nonFiniteNumbersAsNull.encodedData(file: path), to: path, protectedPaths: inputs)
+            try AtomicFile.writeJSON([(document.nonFiniteNumbersAsNull, path)], protectedPaths: inputs)
         }
         if let path = html {
             let page = ValidationHTMLReport.html(title: "Constant Color validation: \((directory as NSString).lastPathComponent)",

@@ -56,7 +56,7 @@ public struct CameraProfile: Sendable, Equatable {
                 let v = try c.numbers(key, count: 3)
                 // Below 1 needs anticorrelated neighbours (sharpening), which linear camera RGB does not have.
                 guard v.allSatisfy({ $0 >= 1 }) else {
-                    throw JSONFileError.invalidValue(file: file, key: "noise.correlation." + key,
+                    throw JSONFileError.invalidValue(file: file, key: c.prefix + key,
                                                      expected: "three numbers of at least 1 (1 = independent pixels)")
                 }
                 return SIMD3(v[0], v[1], v[2])
@@ -81,15 +81,15 @@ public struct CameraProfile: Sendable, Equatable {
         o["name"] = .string(name)
         o["blackLevel"] = .number(blackLevel)
         o["whiteLevel"] = .number(whiteLevel)
-        o["noise"] = .object(["readNoiseDN": .number(noise.readNoiseDN),
-                              "gainElectronsPerDN": .number(noise.gainElectronsPerDN),
-                              "referenceISO": .number(noise.referenceISO)])
+        var n: [String: JSONValue] = ["readNoiseDN": .number(noise.readNoiseDN),
+                                      "gainElectronsPerDN": .number(noise.gainElectronsPerDN),
+                                      "referenceISO": .number(noise.referenceISO)]
         if noise.correlation != .independent {
             let c = noise.correlation
             func array(_ v: SIMD3<Double>) -> JSONValue { .array([.number(v.x), .number(v.y), .number(v.z)]) }
-            o["noise"] = .object(o["noise"]!.object!.merging(
-                ["correlation": .object(["blockFactor": array(c.blockFactor), "areaFactor": array(c.areaFactor)])]) { $1 })
+            n["correlation"] = .object(["blockFactor": array(c.blockFactor), "areaFactor": array(c.areaFactor)])
         }
+        o["noise"] = .object(n)
         if let s = spectralSensitivity { o["spectralSensitivity"] = s }
         if !metadata.isEmpty { o["metadata"] = .object(metadata) }
         return .object(o)

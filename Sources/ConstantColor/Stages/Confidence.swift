@@ -96,9 +96,10 @@ public enum Confidence {
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
                 let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
-                // (The wide model's ten rows follow the model's.)
-                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 20 * padded)
-                coefficients.initialize(repeating: 0, count: 20 * padded)
+                // (The wide model's ten rows, if any, follow the model's.)
+                let coefficientRows = hasWide ? 20 : 10
+                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: coefficientRows * padded)
+                coefficients.initialize(repeating: 0, count: coefficientRows * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
                 let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
@@ -108,27 +109,26 @@ public enum Confidence {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
                     tailIn.deallocate()
                 }
-                for y in rows {
-                    // The model's row, then the wide model's.
-                    for k in 0..<(hasWide ? 2 : 1) {
-                      let coefficients = coefficients + k * 10 * padded
-                      model.verticalRow(y, into: row, planes: (k == 0 ? planes : widePlanes).baseAddress!)
-                      // Horizontal interpolation and normalization by the interpolated weight. With 2×2
-                      // blocks, pixel 2k takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1
-                      // (GuidedModel.taps): sixteen pixels from three shifted loads of eight samples.
-                      var vectorPixels = 0..<0
-                      if model.subsampling == 2 && lw >= 10 {
-                          let kEnd = 1 + (lw - 2) / 8 * 8
-                          @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
-                              let p = UnsafeRawPointer(row + j * lw + k)
-                              let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
-                              let at = p.loadUnaligned(as: SIMD8<Float>.self)
-                              let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
-                              var v = SIMD16<Float>()
-                              v.evenHalf = 0.25 * before + 0.75 * at
-                              v.oddHalf = 0.75 * at + 0.25 * after
-                              return v
-                          }
+                /// Row `y` of a model's ten coefficient planes (`planes`: the model's or the wide one's,
+                /// same geometry) into `coefficients`: vertical interpolation into `row`, then horizontal
+                /// interpolation and normalization by the interpolated weight. With 2×2 blocks, pixel 2k
+                /// takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1 (GuidedModel.taps):
+                /// sixteen pixels from three shifted loads of eight samples.
+                func interpolateRow(_ y: Int, planes: UnsafeBufferPointer<Float>, into coefficients: UnsafeMutablePointer<Float>) {
+                    model.verticalRow(y, into: row, planes: planes.baseAddress!)
+                    var vectorPixels = 0..<0
+                    if model.subsampling == 2 && lw >= 10 {
+                        let kEnd = 1 + (lw - 2) / 8 * 8
+                        @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
+                            let p = UnsafeRawPointer(row + j * lw + k)
+                            let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
+                            let at = p.loadUnaligned(as: SIMD8<Float>.self)
+                            let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
+                            var v = SIMD16<Float>()
+                            v.evenHalf = 0.25 * before + 0.75 * at
+                            v.oddHalf = 0.75 * at + 0.25 * after
+                            return v
+                        }
                         for k in stride(from: 1, to: kEnd, by: 8) {
                             let inverseWeight = 1 / interpolated(9, k)
                             @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
@@ -154,7 +154,10 @@ public enum Confidence {
                     }
                     scalarPixels(0..<vectorPixels.lowerBound)
                     scalarPixels(vectorPixels.upperBound..<w)
-                  }
+                }
+                for y in rows {
+                    interpolateRow(y, planes: planes, into: coefficients)
+                    if hasWide { interpolateRow(y, planes: widePlanes, into: coefficients + 10 * padded) }
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
                     // through shifted pointers, so that the loops have no index arithmetic to check.)
@@ -203,12 +206,7 @@ public enum Confidence {
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
         let lanes = Lanes.scalarCount
-        // Element-wise: compiled to one unaligned vector move (`loadUnaligned`/`storeBytes` were
-        // left as calls in this large function).
-        @inline(always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
-            let q = p + x
-            return Lanes(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7])
-        }
+        @inline(always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes { Self.lanes(at: p + x) }
         @inline(always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>, _ x: Int) {
             let q = p + x
             q[0] = v[0]; q[1] = v[1]; q[2] = v[2]; q[3] = v[3]; q[4] = v[4]; q[5] = v[5]; q[6] = v[6]; q[7] = v[7]
@@ -276,6 +274,12 @@ public enum Confidence {
     /// The vector of pixels the kernel works on at once.
     typealias Lanes = SIMD8<Float>
 
+    /// The vector at `p`, element-wise: compiled to one unaligned vector move (`loadUnaligned` was
+    /// left as a call in the large kernel functions).
+    @inline(always) static func lanes(at p: UnsafePointer<Float>) -> Lanes {
+        Lanes(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+    }
+
     /// The kernel's results for one vector: the filtered value, its independent variance and guide
     /// gain per channel, and the confidence.
     typealias KernelResult = (value: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes),
@@ -298,10 +302,7 @@ public enum Confidence {
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
                             coefficients c: UnsafePointer<Float>, stride padded: Int, at x: Int, invalid: Lanes,
                             _ k: KernelConstants) -> KernelResult {
-        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes {
-            let q = p + x
-            return Lanes(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7])
-        }
+        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes { Self.lanes(at: p + x) }
         let wide = kernel(f: f, d: d,
                           a: (load(c), load(c + 3 * padded), load(c + 6 * padded)),
                           b: (load(c + padded), load(c + 4 * padded), load(c + 7 * padded)),

@@ -16,10 +16,8 @@ public struct FrameNoise: Sendable, Equatable {
         let scale = exposure.radiometricScale
         let c = noise.coefficients(iso: exposure.isoSpeed)
         // s_DN = v·scale, σ²_DN = a + b·s_DN, σ²_v = σ²_DN / scale² = a/scale² + (b/scale)·v.
-        varianceOffset = Float(c.readVarianceDN2 / (scale * scale))
-        varianceSlope = Float(c.shotDNPerDN / scale)
-        blockFactor = SIMD3<Float>(noise.correlation.blockFactor)
-        areaFactor = SIMD3<Float>(noise.correlation.areaFactor)
+        self.init(varianceOffset: Float(c.readVarianceDN2 / (scale * scale)), varianceSlope: Float(c.shotDNPerDN / scale),
+                  correlation: noise.correlation)
     }
 
     /// Creates the model from its two coefficients and the spatial correlation (independent pixels by default).

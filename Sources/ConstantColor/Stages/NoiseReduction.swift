@@ -60,7 +60,7 @@ public struct NoiseReduction: Sendable {
     public func wideModel(estimate: DarkRoomEstimate, flash: LinearFrame, scratch: inout [Float]) -> GuidedModel? {
         guard let r = wideRadius, r > radius else { return nil }
         var wide = self
-        wide.radius = r; wide.wideRadius = nil
+        wide.radius = r
         return wide.model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
     }
 

@@ -169,8 +169,8 @@ public struct ChartCalibration: Sendable {
         patchCameraRGB = rgb
         photonTransfer = ptc
         // The dark frame's points referred to the capture's ISO, where the line's intercept is.
+        let k2 = darkFrame.map { pow(iso / $0.iso, 2) } ?? 1
         let darkPoints = (darkFrame?.correlationPoints ?? []).map { p in
-            let k2 = pow(iso / darkFrame!.iso, 2)
             var q = p
             q.varianceDN2 *= k2
             q.blockVariance = p.blockVariance.map { ($0.twoByTwoDN2 * k2, $0.fourByFourDN2 * k2, $0.differenceCount) }

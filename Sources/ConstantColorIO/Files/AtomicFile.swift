@@ -1,4 +1,5 @@
 import Foundation
+import ConstantColor
 
 /// Writes output files atomically: into a temporary file in the same folder, flushed to disk
 /// with `fsync`, then `rename`d over the destination (POSIX.1-2017 `rename`: atomic within a
@@ -9,6 +10,14 @@ import Foundation
 /// after resolving symbolic links (`realpath`) and, for files that exist, by device and inode
 /// (which also catches hard links).
 public enum AtomicFile {
+    /// Writes JSON documents, each to its path, atomically: all are encoded first
+    /// (`JSONValue.encodedData(file:)`, which refuses NaN and infinity), so that a value JSON cannot
+    /// hold leaves every file unchanged.
+    public static func writeJSON(_ documents: [(JSONValue, path: String)], protectedPaths: [String] = []) throws {
+        let encoded = try documents.map { (try $0.0.encodedData(file: $0.path), $0.path) }
+        for (data, path) in encoded { try write(data, to: path, protectedPaths: protectedPaths) }
+    }
+
     /// Writes `data` to `path` atomically; refuses when `path` is one of `protectedPaths`.
     public static func write(_ data: Data, to path: String, protectedPaths: [String] = []) throws(AtomicFileError) {
         try withTemporaryPath(for: path, protectedPaths: protectedPaths, mapError: { $0 }) {

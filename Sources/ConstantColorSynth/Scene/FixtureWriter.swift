@@ -54,6 +54,6 @@ extension SynthCapture {
         }
         var t = truth.object ?? [:]
         t["files"] = .object(files)
-        try AtomicFile.write(JSONValue.object(t).encodedData(file: path(FileName.truth)), to: path(FileName.truth), protectedPaths: protectedPaths)
+        try AtomicFile.writeJSON([(.object(t), path(FileName.truth))], protectedPaths: protectedPaths)
     }
 }
