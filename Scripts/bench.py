@@ -244,7 +244,7 @@ def print_table(results):
               f"{s[f'oursWallMedian{big}Over{small}']:.2f}, peer {s[f'peerWallMedian{big}Over{small}']:.2f}; "
               f"CPU median ours {s[f'oursCpuMedian{big}Over{small}']:.2f}, peer {s[f'peerCpuMedian{big}Over{small}']:.2f}")
     # Every stage either tool reports, in pipeline order where known, then the rest.
-    known = ["decode", "normalize", "register", "exposureRatio", "darkRoom", "noiseReduction", "render", "confidence",
+    known = ["decode", "normalize", "register", "exposureRatio", "darkRoom", "noiseReduction", "noiseReductionWide", "render", "confidence",
              "gapFillAndEncode", "renderAndEncode", "encode"]
     seen = {k for e in results["sizes"].values() for t in ("ours", "peer") for k in e[t]["stageSecondsMedian"]}
     stages = [k for k in known if k in seen] + sorted(seen - set(known) - {"total"}) + ["total"]

@@ -15,7 +15,7 @@ struct BoxFilterTests {
         return out
     }
 
-    @Test("matches the direct mean over the clipped window, borders included, also in place", arguments: [0, 1, 3, 5])
+    @Test("matches the direct mean over the clipped window, borders included, also in place", arguments: [0, 1, 3, 5, 6, 9])
     func matchesBruteForce(radius: Int) {
         var rng = SplitMix(seed: UInt64(radius) + 1)
         // (41×70 and 9×130 split into several row bands on a multi-core machine: in place, a band's

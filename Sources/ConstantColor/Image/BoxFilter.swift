@@ -3,8 +3,9 @@ import Dispatch
 /// Box (moving-average) filter of a single plane: each output sample is the mean of the input over
 /// the `(2r+1) × (2r+1)` window around it, clipped to the image (so the mean is over the samples that
 /// exist). Two separable passes of direct sums: `2r+1` vectorizable adds per sample and pass, which
-/// beats a running sum (a serial dependency chain) for the small radii the pipeline uses, and has
-/// no drift (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters).
+/// beats a running sum (a serial dependency chain) for the small radii the pipeline uses (3 and 6),
+/// and has no drift (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters).
+/// Radii other than 3 add into four partial sums (a tree, not one chain).
 public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination` (both `width × height`
     /// samples); `destination` may be `source`.
@@ -82,10 +83,17 @@ public enum BoxFilter {
                             x += 8
                         }
                     }
+                    // Other counts (wider windows, the image's ends): four partial sums, so that the adds
+                    // are not one chain of dependent latencies.
                     while x + 8 <= w {
-                        var sum = load(rows[0])
-                        for k in 1..<max(1, count) { sum += load(rows[k]) }
-                        put(sum)
+                        var s0 = load(rows[0]), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+                        var k = 1
+                        while k + 4 <= count {
+                            s1 += load(rows[k]); s2 += load(rows[k + 1]); s3 += load(rows[k + 2]); s0 += load(rows[k + 3])
+                            k += 4
+                        }
+                        while k < count { s1 += load(rows[k]); k += 1 }
+                        put((s0 + s1) + (s2 + s3))
                         x += 8
                     }
                     while x < w {
@@ -124,12 +132,17 @@ public enum BoxFilter {
                 x += 8
             }
         }
+        // Other radii: four partial sums, so that the adds are not one chain of dependent latencies.
         while x + 8 <= interiorEnd {
-            var sum = UnsafeRawPointer(s + x - r).loadUnaligned(as: SIMD8<Float>.self)
-            for k in stride(from: 1 - r, through: r, by: 1) {
-                sum += UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self)
+            @inline(__always) func load(_ k: Int) -> SIMD8<Float> { UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self) }
+            var s0 = load(-r), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+            var k = 1 - r
+            while k + 3 <= r {
+                s1 += load(k); s2 += load(k + 1); s3 += load(k + 2); s0 += load(k + 3)
+                k += 4
             }
-            UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+            while k <= r { s1 += load(k); k += 1 }
+            UnsafeMutableRawPointer(t + x).storeBytes(of: (s0 + s1) + (s2 + s3), as: SIMD8<Float>.self)
             x += 8
         }
         while x < w { t[x] = clipped(x); x += 1 }

@@ -169,8 +169,9 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F,
                                                  reusing: options.renderFallback ? [] : A.image.take().samples,
                                                  scratch: &scratch)
-        let wide = options.noiseReduction.wideModel(estimate: D, flash: F, scratch: &scratch)
         timings.lap("noiseReduction")
+        let wide = options.noiseReduction.wideModel(estimate: D, flash: F, scratch: &scratch)
+        timings.lap("noiseReductionWide")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: rendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
                                                  reusing: consume scratch).confidence
