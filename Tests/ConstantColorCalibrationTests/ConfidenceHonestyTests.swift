@@ -57,13 +57,30 @@ import Testing
         }
         let h = try ConfidenceHonesty.measure(linearXYZ: image, confidence: conf, labels: labels,
                                               referenceLab: [1: r1, 2: r2], file: "labels.tif")
-        #expect(h == ConfidenceHonesty(labelledPixelCount: 7, confidentPixelCount: 4, confidentWrongCount: 2,
-                                       accuratePixelCount: 4, accurateLowConfidenceCount: 1))
+        #expect(h.labelledPixelCount == 7 && h.confidentPixelCount == 4 && h.confidentWrongCount == 2
+                && h.accuratePixelCount == 4 && h.accurateLowConfidenceCount == 1)
         #expect(h.confidentWrongFraction == 0.5 && h.accurateLowConfidenceFraction == 0.25)
+        // Reliability: the σ each confidence (stored as Float) claims, 3·√(1/c − 1): A 1.0000001,
+        // B 0.688, C 4.583, E 1.260, F 2.449, G 3.0, H 1.4999999 (D is unlabelled). Bins [0.5, 1): B;
+        // [1, 1.5): A, E, H; [2, 3): F; [3, 4): G; [4, 6): C. E has no finite error (Y < 0).
+        func sigma(_ c: Double) -> Double { 3 * (1 / Double(Float(c)) - 1).squareRoot() }
+        let eB = ColorScience.chromaDeltaE2000(measuredXYZ: Self.xyz(SIMD3(50, 30, -10)), referenceLab: r1)
+        let bins = Dictionary(uniqueKeysWithValues: h.reliability.map { ($0.lower, $0) })
+        #expect(h.reliability.map(\.pixelCount) == [0, 1, 3, 0, 1, 1, 1, 0])
+        #expect(bins[1.0]?.finiteCount == 2 && bins[1.0]?.accurateCount == 2 && bins[1.0]!.rmsError! < 1e-3)
+        let sigmas = [0.9, 0.85, 0.8].map(sigma)
+        #expect(abs(bins[1.0]!.rmsSigma! - (sigmas.map { $0 * $0 }.reduce(0, +) / 3).squareRoot()) < 1e-6)
+        #expect(abs(bins[0.5]!.rmsError! - eB) < 1e-3 && bins[0.5]?.accurateFraction == 0)
+        #expect(abs(bins[2.0]!.rmsError! - eF) < 1e-3 && bins[2.0]?.accurateFraction == 0)
+        #expect(bins[3.0]!.rmsError! < 1e-3 && bins[3.0]?.accurateFraction == 1)
+        #expect(bins[4.0]?.accurateFraction == 1 && abs(bins[4.0]!.rmsSigma! - sigma(0.3)) < 1e-6)
+        #expect(ConfidenceHonesty.claimedSigma(confidence: 0) == nil && ConfidenceHonesty.claimedSigma(confidence: 1) == 0)
         // Pooling adds counts; fractions come from the pooled counts.
         let pooled = h + ConfidenceHonesty(labelledPixelCount: 3, confidentPixelCount: 4, confidentWrongCount: 0,
                                            accuratePixelCount: 0, accurateLowConfidenceCount: 0)
         #expect(pooled.confidentWrongFraction == 0.25 && pooled.accurateLowConfidenceFraction == 0.25)
+        #expect((h + h).reliability.map(\.pixelCount) == [0, 2, 6, 0, 2, 2, 2, 0])
+        #expect((h + h).reliability[4].rmsError == h.reliability[4].rmsError)
         #expect(ConfidenceHonesty().confidentWrongFraction == nil)
         // A label without a reference, or maps of another size, are errors naming the file.
         #expect(throws: ConfidenceHonesty.Failure.unknownLabel(file: "labels.tif", label: 2)) {

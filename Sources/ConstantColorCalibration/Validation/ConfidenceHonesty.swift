@@ -19,7 +19,14 @@ import Foundation
 /// - `confidentWrongFraction`: among pixels with confidence ≥ 0.8, the fraction more than 3 ΔE00
 ///   chroma from the truth (issue 7: at most 1 %);
 /// - `accurateLowConfidenceFraction`: among pixels within 1.5 ΔE00 chroma of the truth, the fraction
-///   with confidence < 0.5 (issue 7: at most 10 %).
+///   with confidence < 0.5 (issue 7: at most 10 %);
+/// - `reliability`: the two figures above are thresholds; this table says why. The confidence map is
+///   `1 / (1 + σ²/σ₀²)` (`Confidence`), so each pixel's confidence names the σ the pipeline claims
+///   for it, `σ = σ₀·√(1/c − 1)`, the root of its expected squared ΔE00 chroma error. Pixels are
+///   binned by that σ; in each bin the RMS of the true errors should match the RMS of the claimed σ
+///   (a reliability diagram: larger means over-confident, smaller under-confident), and the share
+///   within 1.5 shows how many accurate pixels a bin holds. Pixels of confidence 0 claim nothing
+///   and are left out.
 public struct ConfidenceHonesty: Sendable, Equatable {
     /// Confidence at or above which a pixel claims to be right.
     public static let confidentThreshold = 0.8
@@ -40,13 +47,65 @@ public struct ConfidenceHonesty: Sendable, Equatable {
     public var accuratePixelCount: Int
     /// Of those, pixels with confidence < 0.5.
     public var accurateLowConfidenceCount: Int
+    /// The reliability table: one bin per interval of `reliabilityEdges`.
+    public var reliability: [ReliabilityBin]
+
+    /// Bin edges of the reliability table in claimed σ (ΔE00 chroma): 1.5 and 3 are the σ of
+    /// confidence 0.8 and 0.5.
+    public static let reliabilityEdges: [Double] = [0, 0.5, 1, 1.5, 2, 3, 4, 6, .infinity]
+
+    /// One bin of the reliability table: the pixels whose confidence claims a σ in `[lower, upper)`.
+    public struct ReliabilityBin: Sendable, Equatable {
+        /// The bin's σ interval, ΔE00 chroma.
+        public var lower: Double, upper: Double
+        /// Pixels in the bin.
+        public var pixelCount = 0
+        /// Of those, pixels with a finite error (a pixel without positive luminance has none).
+        public var finiteCount = 0
+        /// Sum of the squared errors of the finite ones, and of the claimed σ² of all.
+        public var squaredErrorSum = 0.0, squaredSigmaSum = 0.0
+        /// Pixels within 1.5 ΔE00 chroma of the truth.
+        public var accurateCount = 0
+
+        /// An empty bin.
+        public init(lower: Double, upper: Double) { self.lower = lower; self.upper = upper }
+
+        /// RMS of the finite errors (nil: none).
+        public var rmsError: Double? { finiteCount > 0 ? (squaredErrorSum / Double(finiteCount)).squareRoot() : nil }
+        /// RMS of the claimed σ (nil: empty bin).
+        public var rmsSigma: Double? { pixelCount > 0 ? (squaredSigmaSum / Double(pixelCount)).squareRoot() : nil }
+        /// Share of the bin's pixels within 1.5 (nil: empty bin).
+        public var accurateFraction: Double? { pixelCount > 0 ? Double(accurateCount) / Double(pixelCount) : nil }
+
+        /// Pools two bins of the same interval.
+        static func + (a: Self, b: Self) -> Self {
+            var r = a
+            r.pixelCount += b.pixelCount; r.finiteCount += b.finiteCount
+            r.squaredErrorSum += b.squaredErrorSum; r.squaredSigmaSum += b.squaredSigmaSum
+            r.accurateCount += b.accurateCount
+            return r
+        }
+    }
+
+    /// Empty bins over `reliabilityEdges`.
+    public static var emptyReliability: [ReliabilityBin] {
+        (0..<(reliabilityEdges.count - 1)).map { ReliabilityBin(lower: reliabilityEdges[$0], upper: reliabilityEdges[$0 + 1]) }
+    }
+
+    /// The σ (ΔE00 chroma) a confidence claims, the inverse of `Confidence`'s map; nil for 0 (or not
+    /// a confidence).
+    public static func claimedSigma(confidence c: Double) -> Double? {
+        guard c > 0, c <= 1 else { return nil }
+        return Double(Confidence.noiseScaleDeltaE) * max(0, 1 / c - 1).squareRoot()
+    }
 
     /// Creates a tally.
     public init(labelledPixelCount: Int = 0, confidentPixelCount: Int = 0, confidentWrongCount: Int = 0,
-                accuratePixelCount: Int = 0, accurateLowConfidenceCount: Int = 0) {
+                accuratePixelCount: Int = 0, accurateLowConfidenceCount: Int = 0,
+                reliability: [ReliabilityBin] = ConfidenceHonesty.emptyReliability) {
         self.labelledPixelCount = labelledPixelCount; self.confidentPixelCount = confidentPixelCount
         self.confidentWrongCount = confidentWrongCount; self.accuratePixelCount = accuratePixelCount
-        self.accurateLowConfidenceCount = accurateLowConfidenceCount
+        self.accurateLowConfidenceCount = accurateLowConfidenceCount; self.reliability = reliability
     }
 
     /// Confident pixels that are wrong, as a fraction of the confident pixels (nil: no confident pixel).
@@ -64,7 +123,8 @@ public struct ConfidenceHonesty: Sendable, Equatable {
              confidentPixelCount: a.confidentPixelCount + b.confidentPixelCount,
              confidentWrongCount: a.confidentWrongCount + b.confidentWrongCount,
              accuratePixelCount: a.accuratePixelCount + b.accuratePixelCount,
-             accurateLowConfidenceCount: a.accurateLowConfidenceCount + b.accurateLowConfidenceCount)
+             accurateLowConfidenceCount: a.accurateLowConfidenceCount + b.accurateLowConfidenceCount,
+             reliability: zip(a.reliability, b.reliability).map { $0 + $1 })
     }
 
     /// The tally as JSON (fractions are null when their population is empty).
@@ -76,7 +136,15 @@ public struct ConfidenceHonesty: Sendable, Equatable {
             "confidentWrongFraction": confidentWrongFraction.map(JSONValue.number) ?? .null,
             "accuratePixels": n(accuratePixelCount), "accurateLowConfidencePixels": n(accurateLowConfidenceCount),
             "accurateLowConfidenceFraction": accurateLowConfidenceFraction.map(JSONValue.number) ?? .null,
-            "definition": .string("ΔE00 chroma: CIEDE2000 after scaling each pixel's XYZ to the reference Y (no lightness term); confident = confidence >= 0.8, wrong = ΔE > 3; accurate = ΔE <= 1.5, low = confidence < 0.5; mixed-label pixels excluded"),
+            "reliability": .array(reliability.map { b in
+                func optional(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
+                return .object([
+                    "sigmaFrom": .number(b.lower), "sigmaTo": b.upper.isFinite ? .number(b.upper) : .null,
+                    "pixels": n(b.pixelCount), "finitePixels": n(b.finiteCount), "rmsSigma": optional(b.rmsSigma),
+                    "rmsError": optional(b.rmsError), "accurateFraction": optional(b.accurateFraction),
+                ])
+            }),
+            "definition": .string("ΔE00 chroma: CIEDE2000 after scaling each pixel's XYZ to the reference Y (no lightness term); confident = confidence >= 0.8, wrong = ΔE > 3; accurate = ΔE <= 1.5, low = confidence < 0.5; mixed-label pixels excluded; reliability: pixels binned by the σ their confidence claims, σ = 3·sqrt(1/c − 1) (c > 0), honest where rmsError ≈ rmsSigma (sigmaTo null: unbounded)"),
         ])
     }
 
@@ -112,6 +180,7 @@ public struct ConfidenceHonesty: Sendable, Equatable {
                                 image: "\(linearXYZ.width)x\(linearXYZ.height)")
         }
         var t = ConfidenceHonesty()
+        let edges = reliabilityEdges
         for y in 0..<labels.height {
             for x in 0..<labels.width {
                 let label = Int(labels[x, y, 0])
@@ -121,6 +190,13 @@ public struct ConfidenceHonesty: Sendable, Equatable {
                 let e = ColorScience.chromaDeltaE2000(measuredXYZ: m, referenceLab: r)
                 let c = Double(confidence[x, y, 0])
                 t.labelledPixelCount += 1
+                if let sigma = claimedSigma(confidence: c) {
+                    let b = edges.lastIndex(where: { $0 <= sigma })!  // edges[0] = 0 ≤ σ; σ < ∞
+                    t.reliability[b].pixelCount += 1
+                    t.reliability[b].squaredSigmaSum += sigma * sigma
+                    if e.isFinite { t.reliability[b].finiteCount += 1; t.reliability[b].squaredErrorSum += e * e }
+                    if e <= accurateDeltaE { t.reliability[b].accurateCount += 1 }
+                }
                 if c >= confidentThreshold {
                     t.confidentPixelCount += 1
                     if !(e <= wrongDeltaE) { t.confidentWrongCount += 1 }
