@@ -105,8 +105,12 @@ struct ProfileTests {
         #expect(error(cameraJSON.replacingOccurrences(of: "\"schemaVersion\": 1", with: "\"schemaVersion\": 2"))
                 == .unsupportedVersion(file: "cam.json", version: 2))
         let huge = try #require(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": 1e400")))
-        #expect(huge.description.contains("cam.json") && huge.description.contains(".blackLevel")
+        #expect(huge.description.contains("cam.json") && huge.description.contains("the value at blackLevel cannot")
                 && !huge.description.contains("\n") && !huge.description.contains("DecodingError"), "\(huge)")
+        // Nested keys are named as the readers and the writer name them, `a.b` (an array by its key: the
+        // decoder does not report the element).
+        let nested = try #require(error(cameraJSON.replacingOccurrences(of: "\"x\": [1, 2]", with: "\"x\": [1, -2e999]")))
+        #expect(nested.description.contains("the value at vendorNote.x cannot"), "\(nested)")
     }
 
     @Test("a flash profile normalizes its white to green = 1 and round-trips")

@@ -55,7 +55,10 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
             throw JSONFileError.malformed(file: file, detail: why ?? ctx.debugDescription)
         } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
             // The parser accepted the text but a value is not representable (e.g. 1e400, beyond Double).
-            let path = ctx.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            // The key path as the readers and the writer name it: `a.b[2]`.
+            let path = ctx.codingPath.reduce(into: "") { path, key in
+                if let i = key.intValue { path += "[\(i)]" } else { path += (path.isEmpty ? "" : ".") + key.stringValue }
+            }
             throw JSONFileError.malformed(file: file, detail: "the value at \(path.isEmpty ? "the top level" : path) cannot be read (a number out of range?)")
         } catch {
             throw JSONFileError.malformed(file: file, detail: "\(error)")
