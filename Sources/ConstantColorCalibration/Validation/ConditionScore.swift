@@ -31,8 +31,9 @@ public struct ConditionScore: Sendable {
     public var honesty: ConfidenceHonesty? = nil
     /// Nominal, estimated and true ambient-to-flash exposure ratio.
     public var exposureRatio: ExposureRatioScore? = nil
-    /// Per patch: covered by another material in the fused output (flash label map, fewer than
-    /// `PatchLabelMask.minimumOwnFraction` own-label pixels in its square). Left out of this
+    /// Per patch: covered by another material in the fused output (flash label map — with an ambient
+    /// one and the true geometry, only where both frames saw the patch: `requiringAgreement` — fewer
+    /// than `PatchLabelMask.minimumOwnFraction` own-label pixels in its square). Left out of this
     /// condition's accuracy, exposure fit and patch confidence, and of the set's repeatability and
     /// variance reduction. Empty: no label map (nothing occluded).
     public var occludedInOutput: [Bool] = []

@@ -125,7 +125,7 @@ public struct SetScore: Sendable {
         return "left out \(occludedOutputSamples.count) patch sample(s) covered by another material in the fused output (\(list(occludedOutputSamples)))"
             + " and \(occludedAmbientSamples.count) more from the variance reduction, covered in the ambient photo (\(list(occludedAmbientSamples)))"
             + (patchesWithoutRepeatability.isEmpty ? "" : "; no repeatability for \(patchesWithoutRepeatability.joined(separator: ", "))")
-            + String(format: " (rule: fewer than %.0f %% own-label pixels in the square)", 100 * PatchLabelMask.minimumOwnFraction)
+            + String(format: " (rule: fewer than %.0f %% own-label pixels in the square; an output pixel is its patch's where the flash frame saw the patch and the ambient frame saw it all around the pixel's true position there)", 100 * PatchLabelMask.minimumOwnFraction)
     }
 
     /// The summary as JSON.

@@ -91,12 +91,20 @@ public enum ValidationRun {
         // The output and confidence are in flash-frame geometry (flash labels); the ambient photo is
         // the unregistered ambient frame, sampled at the same chart squares (ambient labels).
         let masks = try patchLabelMasks(truth: truth, truthPath: truthPath, folder: folder, chart: chart)
+        // An output pixel samples its patch where the flash frame saw the patch there and the ambient
+        // frame saw it at the pixel's true position in it (an object that moved between the frames
+        // leaves a ghost that is neither).
+        let geometry = try trueAmbientFromFlash(truth: truth, truthPath: truthPath)
+        let outputMask = masks.flash.map { flashMask in
+            masks.ambient.flatMap { ambient in geometry.map { flashMask.requiringAgreement(with: ambient, ambientFromFlash: $0) } }
+                ?? flashMask
+        }
         var score = try ValidationScoring.score(
             name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash,
-            outputLabels: masks.flash, ambientLabels: masks.ambient, file: path("flash.tif"))
+            outputLabels: outputMask, ambientLabels: masks.ambient, file: path("flash.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
         let exposure = truth.object?["exposure"]?.object
@@ -137,6 +145,18 @@ public enum ValidationRun {
         }
         guard let flashMask = try mask("flash") else { throw JSONFileError.missingKey(file: truthPath, key: "labels.flash") }
         return (flashMask, try mask("ambient"))
+    }
+
+    /// The true geometry of a synthetic condition, `truth.json`'s `ambientFromFlash.matrix` (3 rows of 3
+    /// finite numbers: ambient pixel coordinates from flash ones); nil when the truth has none.
+    static func trueAmbientFromFlash(truth: JSONValue, truthPath: String) throws -> Matrix3? {
+        guard let geometry = truth.object?["ambientFromFlash"] else { return nil }
+        let key = "ambientFromFlash.matrix"
+        guard let rows = geometry.object?["matrix"]?.array?.compactMap(\.doubles), rows.count == 3,
+              rows.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
+            throw JSONFileError.invalidValue(file: truthPath, key: key, expected: "3 rows of 3 finite numbers")
+        }
+        return Matrix3(rows: rows)
     }
 
     /// Reads the label map truth names under `labels.<key>` (single channel) and its path.
