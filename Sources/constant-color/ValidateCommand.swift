@@ -167,11 +167,10 @@ struct ValidateCommand: ParsableCommand {
                              set.honestyConditionCount, h.labelledPixelCount, pct(h.confidentWrongFraction), h.confidentPixelCount,
                              pct(h.accurateLowConfidenceFraction), h.accuratePixelCount))
                 // Why: the σ each pixel's confidence claims against its true error (ConfidenceHonesty.reliability).
-                print("reliability over the same pixels: claimed σ = 3·√(1/conf − 1) against the true ΔE00 chroma error (honest: rms error ≈ rms σ)")
-                print(pad("claimed σ", 12, left: true) + pad("pixels", 10) + pad("rms σ", 8) + pad("rms error", 10) + pad("<=1.5 ΔE", 10))
+                print("reliability over the same pixels: claimed σ = 3·√(1/conf − 1) against the true ΔE00 chroma error (honest: rms error ≈ rms σ; \(h.unclaimedPixelCount) pixels of confidence 0 claim nothing; 'no colour': no positive luminance, out of both rms)")
+                print(pad("claimed σ", 12, left: true) + pad("pixels", 10) + pad("no colour", 10) + pad("rms σ", 8) + pad("rms error", 10) + pad("<=1.5 ΔE", 10))
                 for bin in h.reliability where bin.pixelCount > 0 {
-                    let range = bin.upper.isFinite ? String(format: "%.1f–%.1f", bin.lower, bin.upper) : String(format: "≥ %.1f", bin.lower)
-                    print(pad(range, 12, left: true) + pad(String(bin.pixelCount), 10)
+                    print(pad(bin.rangeLabel, 12, left: true) + pad(String(bin.pixelCount), 10) + pad(String(bin.pixelCount - bin.finiteCount), 10)
                           + pad(bin.rmsSigma.map { String(format: "%.2f", $0) } ?? "-", 8)
                           + pad(bin.rmsError.map { String(format: "%.2f", $0) } ?? "-", 10) + pad(pct(bin.accurateFraction), 10))
                 }

@@ -68,13 +68,22 @@ import Testing
         let bins = Dictionary(uniqueKeysWithValues: h.reliability.map { ($0.lower, $0) })
         #expect(h.reliability.map(\.pixelCount) == [0, 1, 3, 0, 1, 1, 1, 0])
         #expect(bins[1.0]?.finiteCount == 2 && bins[1.0]?.accurateCount == 2 && bins[1.0]!.rmsError! < 1e-3)
-        let sigmas = [0.9, 0.85, 0.8].map(sigma)
-        #expect(abs(bins[1.0]!.rmsSigma! - (sigmas.map { $0 * $0 }.reduce(0, +) / 3).squareRoot()) < 1e-6)
+        // Both RMS over the pixels with a colour: A and H, not E.
+        let sigmas = [0.9, 0.8].map(sigma)
+        #expect(abs(bins[1.0]!.rmsSigma! - (sigmas.map { $0 * $0 }.reduce(0, +) / 2).squareRoot()) < 1e-6)
+        #expect(h.unclaimedPixelCount == 0 && bins[1.0]?.rangeLabel == "1.0–1.5" && h.reliability.last?.rangeLabel == "≥ 6.0")
         #expect(abs(bins[0.5]!.rmsError! - eB) < 1e-3 && bins[0.5]?.accurateFraction == 0)
         #expect(abs(bins[2.0]!.rmsError! - eF) < 1e-3 && bins[2.0]?.accurateFraction == 0)
         #expect(bins[3.0]!.rmsError! < 1e-3 && bins[3.0]?.accurateFraction == 1)
         #expect(bins[4.0]?.accurateFraction == 1 && abs(bins[4.0]!.rmsSigma! - sigma(0.3)) < 1e-6)
         #expect(ConfidenceHonesty.claimedSigma(confidence: 0) == nil && ConfidenceHonesty.claimedSigma(confidence: 1) == 0)
+        #expect(ConfidenceHonesty.claimedSigma(confidence: .nan) == nil && ConfidenceHonesty.claimedSigma(confidence: 1.5) == nil)
+        // Confidence 0, NaN and above 1 claim nothing: counted apart, in no bin.
+        var odd = conf
+        odd[0, 0, 0] = 0; odd[1, 0, 0] = .nan; odd[2, 0, 0] = 1.5
+        let hOdd = try ConfidenceHonesty.measure(linearXYZ: image, confidence: odd, labels: labels,
+                                                 referenceLab: [1: r1, 2: r2], file: "labels.tif")
+        #expect(hOdd.unclaimedPixelCount == 3 && hOdd.reliability.map(\.pixelCount).reduce(0, +) == 4)
         // Pooling adds counts; fractions come from the pooled counts.
         let pooled = h + ConfidenceHonesty(labelledPixelCount: 3, confidentPixelCount: 4, confidentWrongCount: 0,
                                            accuratePixelCount: 0, accurateLowConfidenceCount: 0)

@@ -56,8 +56,8 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
             // The parser accepted the text but a value is not representable (e.g. 1e400, beyond Double).
             // The key path as the readers and the writer name it: `a.b[2]`.
-            let path = ctx.codingPath.reduce(into: "") { path, key in
-                if let i = key.intValue { path += "[\(i)]" } else { path += (path.isEmpty ? "" : ".") + key.stringValue }
+            let path = ctx.codingPath.reduce("") { path, key in
+                key.intValue.map { path + "[\($0)]" } ?? keyPath(path, key.stringValue)
             }
             throw JSONFileError.malformed(file: file, detail: "the value at \(path.isEmpty ? "the top level" : path) cannot be read (a number out of range?)")
         } catch {
@@ -96,6 +96,9 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
+    /// `path` extended by an object's `key`, as every message names a key: `a.b` (`a.b[2]` for an element).
+    static func keyPath(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
     /// The key path (`a.b[2]`) and value of the first non-finite number, in key order; nil when
     /// every number is finite.
     func firstNonFiniteNumber(path: String) -> (String, Double)? {
@@ -106,7 +109,7 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
             return nil
         case .object(let o):
             for k in o.keys.sorted() {
-                if let hit = o[k]!.firstNonFiniteNumber(path: path.isEmpty ? k : path + "." + k) { return hit }
+                if let hit = o[k]!.firstNonFiniteNumber(path: Self.keyPath(path, k)) { return hit }
             }
             return nil
         case .null, .bool, .string: return nil

@@ -55,7 +55,7 @@ public enum Confidence {
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
-        precondition(wide.map { $0.width == w && $0.height == h } ?? true)
+        precondition(wide.map { $0.width == w && $0.height == h && $0.subsampling == model.subsampling } ?? true)
         let delta = exposureRatioUncertainty
         let xyz = rendering.matrix(to: .xyz), white = WhitePoint.d65XYZ
         // Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
@@ -72,17 +72,6 @@ public enum Confidence {
         let lw = model.lowWidth
         var x0 = [Int](repeating: 0, count: w), x1 = x0, tx = [Float](repeating: 0, count: w)
         for x in 0..<w { (x0[x], x1[x], tx[x]) = GuidedModel.taps(x, subsampling: model.subsampling, count: lw) }
-        // The wide model's, for every pixel of a whole number of vectors (past the row's end: its last pixel's).
-        let wideLowWidth = wide?.lowWidth ?? 0
-        let paddedWidth = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
-        var wideX0 = [Int32](repeating: 0, count: wide == nil ? 0 : paddedWidth), wideX1 = wideX0
-        var wideT = [Float](repeating: 0, count: wideX0.count)
-        if let wide {
-            for x in 0..<paddedWidth {
-                let (a, b, t) = GuidedModel.taps(min(x, w - 1), subsampling: wide.subsampling, count: wideLowWidth)
-                wideX0[x] = Int32(a); wideX1[x] = Int32(b); wideT[x] = t
-            }
-        }
         let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
                                         ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
@@ -96,25 +85,21 @@ public enum Confidence {
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
-        wideX0.withUnsafeBufferPointer { wx0Buffer in
-        wideX1.withUnsafeBufferPointer { wx1Buffer in
-        wideT.withUnsafeBufferPointer { wtBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffer, x0Buffer, x1Buffer, txBuffer,
-                                               wx0Buffer, wx1Buffer, wtBuffer))
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffer, x0Buffer, x1Buffer, txBuffer))
+            let hasWide = wide != nil
             forEachRowBand(rowCount: h) { rows in
-                let (f, flags, planes, widePlanes, x0, x1, tx, wx0, wx1, wtx) = inputs.value
+                let (f, flags, planes, widePlanes, x0, x1, tx) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd and the
                 // overlap factor (10 rows of w, padded to a multiple of the vector width) and the
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
                 let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
-                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 10 * padded)
-                coefficients.initialize(repeating: 0, count: 10 * padded)
-                // The wide model's vertically interpolated row, and scratch for one vector's coefficients.
-                let wideRow = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * max(1, wideLowWidth))
-                let wideScratch = UnsafeMutablePointer<Float>.allocate(capacity: 10 * Lanes.scalarCount)
+                // (The wide model's ten rows, if any, follow the model's.)
+                let coefficientRows = hasWide ? 20 : 10
+                let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: coefficientRows * padded)
+                coefficients.initialize(repeating: 0, count: coefficientRows * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
                 invalid.initialize(repeating: 1, count: padded)
                 let columnFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
@@ -122,10 +107,11 @@ public enum Confidence {
                 let tailIn = UnsafeMutablePointer<Float>.allocate(capacity: 13 * Lanes.scalarCount)
                 defer {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
-                    tailIn.deallocate(); wideRow.deallocate(); wideScratch.deallocate()
+                    tailIn.deallocate()
                 }
-                /// Row `y` of the model's ten coefficient planes into `coefficients`: vertical interpolation
-                /// into `row`, then horizontal interpolation and normalization by the interpolated weight. With 2×2 blocks, pixel 2k
+                /// Row `y` of a model's ten coefficient planes (`planes`: the model's or the wide one's,
+                /// same geometry) into `coefficients`: vertical interpolation into `row`, then horizontal
+                /// interpolation and normalization by the interpolated weight. With 2×2 blocks, pixel 2k
                 /// takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1 (GuidedModel.taps):
                 /// sixteen pixels from three shifted loads of eight samples.
                 func interpolateRow(_ y: Int, planes: UnsafeBufferPointer<Float>, into coefficients: UnsafeMutablePointer<Float>) {
@@ -171,9 +157,7 @@ public enum Confidence {
                 }
                 for y in rows {
                     interpolateRow(y, planes: planes, into: coefficients)
-                    // The wide model's row (its coefficients are interpolated in `wideSupport`, for the
-                    // vectors that ask for them).
-                    if let wide { wide.verticalRow(y, into: wideRow, planes: widePlanes.baseAddress!) }
+                    if hasWide { interpolateRow(y, planes: widePlanes, into: coefficients + 10 * padded) }
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
                     // through shifted pointers, so that the loops have no index arithmetic to check.)
@@ -191,15 +175,11 @@ public enum Confidence {
                                                 independent: record ? (vOut.base + yRow, vOut.base + n + yRow, vOut.base + 2 * n + yRow) : nil,
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
-                    let wideTaps = wide.map { _ in
-                        WideRow(samples: UnsafePointer(wideRow), lowWidth: wideLowWidth, x0: wx0.baseAddress!, x1: wx1.baseAddress!,
-                                t: wtx.baseAddress!, scratch: wideScratch)
-                    }
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
-                               wide: wideTaps, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
+                               wide: hasWide, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
-        }}}}}}}}}}}}}}
+        }}}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
@@ -217,11 +197,11 @@ public enum Confidence {
     /// vector register and the kernel's many live vectors were spilled around each one. Full vectors
     /// read and write the row in place; the partial vector at the row's end goes through `tail`
     /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
-    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart. `wide`,
-    /// when given, is the wide model's row, whose coefficients only the vectors that try it
-    /// interpolate, in a call of their own (`wideSupport`).
+    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart and, when
+    /// `wide`, the wide model's ten after them (from `coefficients + 10·stride`); only the wide
+    /// windows' kernel is a call (`wideSupport`).
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
-                           coefficients: UnsafePointer<Float>, stride padded: Int, wide: WideRow?, invalid: UnsafePointer<Float>,
+                           coefficients: UnsafePointer<Float>, stride padded: Int, wide: Bool, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
@@ -234,7 +214,7 @@ public enum Confidence {
         // One vector at `x` of the given rows (the row itself, or the tail scratch at 0).
         @inline(always) func vector(_ x: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
                                     value d: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-                                    coefficients c: UnsafePointer<Float>, wide: WideRow?, invalid: UnsafePointer<Float>,
+                                    coefficients c: UnsafePointer<Float>, invalid: UnsafePointer<Float>,
                                     confidence: UnsafeMutablePointer<Float>,
                                     independent: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?,
                                     guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?) {
@@ -249,8 +229,8 @@ public enum Confidence {
             // The wide windows where the intersection-of-confidence-intervals rule accepts them; only
             // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
             // (Invalid pixels, and the padding past the row's end, have confidence 0 either way.)
-            if let wide, ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
-                r = wideSupport(r, f: fv, d: dv, wide: wide, at: x, invalid: invalidV, constants)
+            if wide && ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
+                r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, stride: padded, at: x, invalid: invalidV, constants)
             }
             store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
             store(r.confidence, confidence, x)
@@ -264,7 +244,7 @@ public enum Confidence {
         let full = w / lanes * lanes
         var x = 0
         while x < full {
-            vector(x, flash: f, value: d, coefficients: coefficients, wide: wide, invalid: invalid, confidence: outputs.confidence,
+            vector(x, flash: f, value: d, coefficients: coefficients, invalid: invalid, confidence: outputs.confidence,
                    independent: outputs.independent, guideGain: outputs.guideGain)
             x += lanes
         }
@@ -281,8 +261,7 @@ public enum Confidence {
             slot(4)[k] = inside ? d.1[full + k] : 0; slot(5)[k] = inside ? d.2[full + k] : 0
         }
         vector(0, flash: (UnsafePointer(slot(0)), UnsafePointer(slot(1)), UnsafePointer(slot(2))),
-               value: (slot(3), slot(4), slot(5)), coefficients: coefficients + full, wide: wide?.advanced(by: full),
-               invalid: invalid + full,
+               value: (slot(3), slot(4), slot(5)), coefficients: coefficients + full, invalid: invalid + full,
                confidence: slot(6), independent: (slot(7), slot(8), slot(9)), guideGain: (slot(10), slot(11), slot(12)))
         for k in 0..<count {
             d.0[full + k] = slot(3)[k]; d.1[full + k] = slot(4)[k]; d.2[full + k] = slot(5)[k]
@@ -315,44 +294,21 @@ public enum Confidence {
     /// kernel's cost.
     static let wideSupportSkipConfidence: Float = 0.9
 
-    /// The wide model's row for `processRow`: its evaluated planes, vertically interpolated at the
-    /// row (`GuidedModel.evaluatedPlaneCount` rows of `lowWidth`), the horizontal taps of every pixel
-    /// (a whole number of vectors), and scratch for one vector's ten coefficients.
-    struct WideRow {
-        var samples: UnsafePointer<Float>
-        var lowWidth: Int
-        var x0: UnsafePointer<Int32>, x1: UnsafePointer<Int32>, t: UnsafePointer<Float>
-        var scratch: UnsafeMutablePointer<Float>
-
-        /// The same row with the taps of pixel `offset` first (for the partial vector at the row's end).
-        func advanced(by offset: Int) -> WideRow {
-            WideRow(samples: samples, lowWidth: lowWidth, x0: x0 + offset, x1: x1 + offset, t: t + offset, scratch: scratch)
-        }
-    }
-
-    /// The wide windows' result for the vector of pixels `x…x+7` — their coefficients interpolated
-    /// here, as `filterAndMap` does the model's, since most vectors never need them — and the choice
-    /// between it and the model windows' `narrow` (`wideSupportSelection`). Not inlined: a second
-    /// copy of the kernel in `processRow` made it several times slower to compile, and only vectors
-    /// with an uncertain pixel get here.
+    /// The wide windows' result for one vector (ten coefficient rows at `c`, `stride` apart), and the
+    /// choice between it and the model windows' `narrow` (`wideSupportSelection`). Not inlined: a
+    /// second copy of the kernel in `processRow` made it several times slower to compile, and only
+    /// vectors with an uncertain pixel get here.
     @inline(never)
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
-                            wide: WideRow, at x: Int, invalid: Lanes, _ k: KernelConstants) -> KernelResult {
-        let lanes = Lanes.scalarCount, lw = wide.lowWidth, row = wide.samples, s = wide.scratch
-        for lane in 0..<lanes {
-            let l0 = Int(wide.x0[x + lane]), l1 = Int(wide.x1[x + lane]), t = wide.t[x + lane]
-            @inline(__always) func sample(_ j: Int) -> Float {
-                let a = row[j * lw + l0]
-                return a + t * (row[j * lw + l1] - a)
-            }
-            let inverseWeight = 1 / sample(9)
-            for j in 0..<9 { s[j * lanes + lane] = sample(j) * inverseWeight }
-            s[9 * lanes + lane] = sample(10)
-        }
-        @inline(always) func load(_ j: Int) -> Lanes { Self.lanes(at: s + j * lanes) }
-        let result = kernel(f: f, d: d, a: (load(0), load(3), load(6)), b: (load(1), load(4), load(7)),
-                            sd: (load(2), load(5), load(8)), overlap: load(9), invalid: invalid, k)
-        return wideSupportSelection(narrow, result)
+                            coefficients c: UnsafePointer<Float>, stride padded: Int, at x: Int, invalid: Lanes,
+                            _ k: KernelConstants) -> KernelResult {
+        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes { Self.lanes(at: p + x) }
+        let wide = kernel(f: f, d: d,
+                          a: (load(c), load(c + 3 * padded), load(c + 6 * padded)),
+                          b: (load(c + padded), load(c + 4 * padded), load(c + 7 * padded)),
+                          sd: (load(c + 2 * padded), load(c + 5 * padded), load(c + 8 * padded)),
+                          overlap: load(c + 9 * padded), invalid: invalid, k)
+        return wideSupportSelection(narrow, wide)
     }
 
     /// Adaptive support by the intersection of confidence intervals (ICI; Goldenshluger & Nemirovski,

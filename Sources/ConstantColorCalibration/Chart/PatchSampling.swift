@@ -69,16 +69,16 @@ public struct PatchLabelMask: Sendable {
         self.map = map; self.labels = labels; self.file = file
     }
 
-    /// The label that marks a pixel as no sample of any material (mixed, or not seen alike by both frames).
-    public static let mixedLabel: Float = 0
+    /// The label `requiringAgreement` gives a pixel the two frames did not see alike: no label map
+    /// holds it (8-bit labels), so it is no patch's and no mixed label's.
+    public static let disagreementLabel: Float = -1
 
     /// This flash-frame mask with a pixel kept only where the ambient frame saw the same material
     /// all around its position there: the 3×3 ambient pixels about `ambientFromFlash`·(x + ½, y + ½)
     /// (pixel (i, j) covers [i, i+1) × [j, j+1)), the footprint of the bilinear resampling and of a
-    /// demosaiced sample's neighbours. Elsewhere `mixedLabel`: the fused output there subtracts another
-    /// material's ambient light (an object that moved between the frames, a shadow edge's other side)
-    /// and is no sample of the flash frame's material. Pixels whose footprint leaves the ambient frame
-    /// are mixed too. `ambientFromFlash` is the true geometry (the scene's), so that a registration
+    /// demosaiced sample's neighbours. Elsewhere `disagreementLabel`: the fused output there subtracts
+    /// another material's ambient light (an object that moved between the frames) and is no sample of
+    /// the flash frame's material. Pixels whose footprint leaves the ambient frame get it too. `ambientFromFlash` is the true geometry (the scene's), so that a registration
     /// error of the pipeline is not forgiven.
     public func requiringAgreement(with ambient: PatchLabelMask, ambientFromFlash m: Matrix3) -> PatchLabelMask {
         let w = map.width, h = map.height, aw = ambient.map.width, ah = ambient.map.height
@@ -86,7 +86,6 @@ public struct PatchLabelMask: Sendable {
         for y in 0..<h {
             for x in 0..<w {
                 let label = map[x, y, 0]
-                guard label != Self.mixedLabel else { continue }
                 let q = m * SIMD3(Double(x) + 0.5, Double(y) + 0.5, 1)
                 let fx = (q.x / q.z).rounded(.down), fy = (q.y / q.z).rounded(.down)
                 var same = q.z > 0 && fx >= 1 && fy >= 1 && fx < Double(aw - 1) && fy < Double(ah - 1)  // (false for NaN)
@@ -94,7 +93,7 @@ public struct PatchLabelMask: Sendable {
                     let ax = Int(fx), ay = Int(fy)
                     for dy in -1...1 { for dx in -1...1 where ambient.map[ax + dx, ay + dy, 0] != label { same = false } }
                 }
-                if !same { out[x, y, 0] = Self.mixedLabel }
+                if !same { out[x, y, 0] = Self.disagreementLabel }
             }
         }
         return PatchLabelMask(map: out, labels: labels, file: file)

@@ -26,7 +26,8 @@ import Foundation
 ///   binned by that σ; in each bin the RMS of the true errors should match the RMS of the claimed σ
 ///   (a reliability diagram: larger means over-confident, smaller under-confident), and the share
 ///   within 1.5 shows how many accurate pixels a bin holds. Pixels of confidence 0 claim nothing
-///   and are left out.
+///   and are left out (counted in `unclaimedPixelCount`); a pixel without positive luminance has no
+///   colour and no finite error: it stays in its bin's count and share, out of both RMS.
 public struct ConfidenceHonesty: Sendable, Equatable {
     /// Confidence at or above which a pixel claims to be right.
     public static let confidentThreshold = 0.8
@@ -49,6 +50,8 @@ public struct ConfidenceHonesty: Sendable, Equatable {
     public var accurateLowConfidenceCount: Int
     /// The reliability table: one bin per interval of `reliabilityEdges`.
     public var reliability: [ReliabilityBin]
+    /// Labelled pixels whose confidence claims no σ (0, or not a number in (0, 1]).
+    public var unclaimedPixelCount: Int
 
     /// Bin edges of the reliability table in claimed σ (ΔE00 chroma): 1.5 and 3 are the σ of
     /// confidence 0.8 and 0.5.
@@ -62,7 +65,7 @@ public struct ConfidenceHonesty: Sendable, Equatable {
         public var pixelCount = 0
         /// Of those, pixels with a finite error (a pixel without positive luminance has none).
         public var finiteCount = 0
-        /// Sum of the squared errors of the finite ones, and of the claimed σ² of all.
+        /// Over the pixels with a finite error: the sum of their squared errors and of their claimed σ².
         public var squaredErrorSum = 0.0, squaredSigmaSum = 0.0
         /// Pixels within 1.5 ΔE00 chroma of the truth.
         public var accurateCount = 0
@@ -72,13 +75,19 @@ public struct ConfidenceHonesty: Sendable, Equatable {
 
         /// RMS of the finite errors (nil: none).
         public var rmsError: Double? { finiteCount > 0 ? (squaredErrorSum / Double(finiteCount)).squareRoot() : nil }
-        /// RMS of the claimed σ (nil: empty bin).
-        public var rmsSigma: Double? { pixelCount > 0 ? (squaredSigmaSum / Double(pixelCount)).squareRoot() : nil }
+        /// RMS of the claimed σ over the same pixels as `rmsError` (nil: none).
+        public var rmsSigma: Double? { finiteCount > 0 ? (squaredSigmaSum / Double(finiteCount)).squareRoot() : nil }
         /// Share of the bin's pixels within 1.5 (nil: empty bin).
         public var accurateFraction: Double? { pixelCount > 0 ? Double(accurateCount) / Double(pixelCount) : nil }
 
+        /// The interval as printed: "1.5–2.0", or "≥ 6.0" for the open one.
+        public var rangeLabel: String {
+            upper.isFinite ? String(format: "%.1f–%.1f", lower, upper) : String(format: "≥ %.1f", lower)
+        }
+
         /// Pools two bins of the same interval.
         static func + (a: Self, b: Self) -> Self {
+            precondition(a.lower == b.lower && a.upper == b.upper, "pooling bins of different intervals")
             var r = a
             r.pixelCount += b.pixelCount; r.finiteCount += b.finiteCount
             r.squaredErrorSum += b.squaredErrorSum; r.squaredSigmaSum += b.squaredSigmaSum
@@ -102,10 +111,11 @@ public struct ConfidenceHonesty: Sendable, Equatable {
     /// Creates a tally.
     public init(labelledPixelCount: Int = 0, confidentPixelCount: Int = 0, confidentWrongCount: Int = 0,
                 accuratePixelCount: Int = 0, accurateLowConfidenceCount: Int = 0,
-                reliability: [ReliabilityBin] = ConfidenceHonesty.emptyReliability) {
+                reliability: [ReliabilityBin] = ConfidenceHonesty.emptyReliability, unclaimedPixelCount: Int = 0) {
         self.labelledPixelCount = labelledPixelCount; self.confidentPixelCount = confidentPixelCount
         self.confidentWrongCount = confidentWrongCount; self.accuratePixelCount = accuratePixelCount
         self.accurateLowConfidenceCount = accurateLowConfidenceCount; self.reliability = reliability
+        self.unclaimedPixelCount = unclaimedPixelCount
     }
 
     /// Confident pixels that are wrong, as a fraction of the confident pixels (nil: no confident pixel).
@@ -124,7 +134,8 @@ public struct ConfidenceHonesty: Sendable, Equatable {
              confidentWrongCount: a.confidentWrongCount + b.confidentWrongCount,
              accuratePixelCount: a.accuratePixelCount + b.accuratePixelCount,
              accurateLowConfidenceCount: a.accurateLowConfidenceCount + b.accurateLowConfidenceCount,
-             reliability: zip(a.reliability, b.reliability).map { $0 + $1 })
+             reliability: zip(a.reliability, b.reliability).map { $0 + $1 },
+             unclaimedPixelCount: a.unclaimedPixelCount + b.unclaimedPixelCount)
     }
 
     /// The tally as JSON (fractions are null when their population is empty).
@@ -140,11 +151,12 @@ public struct ConfidenceHonesty: Sendable, Equatable {
                 func optional(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
                 return .object([
                     "sigmaFrom": .number(b.lower), "sigmaTo": b.upper.isFinite ? .number(b.upper) : .null,
-                    "pixels": n(b.pixelCount), "finitePixels": n(b.finiteCount), "rmsSigma": optional(b.rmsSigma),
+                    "pixels": n(b.pixelCount), "pixelsWithFiniteError": n(b.finiteCount), "rmsSigma": optional(b.rmsSigma),
                     "rmsError": optional(b.rmsError), "accurateFraction": optional(b.accurateFraction),
                 ])
             }),
-            "definition": .string("ΔE00 chroma: CIEDE2000 after scaling each pixel's XYZ to the reference Y (no lightness term); confident = confidence >= 0.8, wrong = ΔE > 3; accurate = ΔE <= 1.5, low = confidence < 0.5; mixed-label pixels excluded; reliability: pixels binned by the σ their confidence claims, σ = 3·sqrt(1/c − 1) (c > 0), honest where rmsError ≈ rmsSigma (sigmaTo null: unbounded)"),
+            "unclaimedPixels": n(unclaimedPixelCount),
+            "definition": .string("ΔE00 chroma: CIEDE2000 after scaling each pixel's XYZ to the reference Y (no lightness term); confident = confidence >= 0.8, wrong = ΔE > 3; accurate = ΔE <= 1.5, low = confidence < 0.5; mixed-label pixels excluded; reliability: pixels binned by the σ their confidence claims, σ = 3·sqrt(1/c − 1) (c > 0; unclaimedPixels: c = 0), honest where rmsError ≈ rmsSigma, both over the pixels with a finite error (sigmaTo null: unbounded)"),
         ])
     }
 
@@ -193,9 +205,13 @@ public struct ConfidenceHonesty: Sendable, Equatable {
                 if let sigma = claimedSigma(confidence: c) {
                     let b = edges.lastIndex(where: { $0 <= sigma })!  // edges[0] = 0 ≤ σ; σ < ∞
                     t.reliability[b].pixelCount += 1
-                    t.reliability[b].squaredSigmaSum += sigma * sigma
-                    if e.isFinite { t.reliability[b].finiteCount += 1; t.reliability[b].squaredErrorSum += e * e }
+                    if e.isFinite {
+                        t.reliability[b].finiteCount += 1
+                        t.reliability[b].squaredErrorSum += e * e; t.reliability[b].squaredSigmaSum += sigma * sigma
+                    }
                     if e <= accurateDeltaE { t.reliability[b].accurateCount += 1 }
+                } else {
+                    t.unclaimedPixelCount += 1
                 }
                 if c >= confidentThreshold {
                     t.confidentPixelCount += 1

@@ -132,11 +132,10 @@ public enum ValidationHTMLReport {
             h += "</table>"
             if let hs = set.honesty {
                 func number(_ v: Double?) -> String { v.map { String(format: "%.2f", $0) } ?? "–" }
-                h += "<p>Reliability over the same pixels: each pixel's confidence claims σ = 3·√(1/c − 1) ΔE00 chroma; honest where the true errors' RMS matches the claimed σ's.</p>"
-                    + "<table><tr><th class=\"l\">claimed σ</th><th>pixels</th><th>rms σ</th><th>rms error</th><th>within 1.5</th></tr>"
+                h += "<p>Reliability over the same pixels: each pixel's confidence claims σ = 3·√(1/c − 1) ΔE00 chroma; honest where the true errors' RMS matches the claimed σ's (both over the pixels with a colour; \(hs.unclaimedPixelCount) pixels of confidence 0 claim nothing).</p>"
+                    + "<table><tr><th class=\"l\">claimed σ</th><th>pixels</th><th>no colour</th><th>rms σ</th><th>rms error</th><th>within 1.5</th></tr>"
                 for b in hs.reliability where b.pixelCount > 0 {
-                    let range = b.upper.isFinite ? String(format: "%.1f–%.1f", b.lower, b.upper) : String(format: "≥ %.1f", b.lower)
-                    h += "<tr><td class=\"l\">\(range)</td><td>\(b.pixelCount)</td><td>\(number(b.rmsSigma))</td>"
+                    h += "<tr><td class=\"l\">\(b.rangeLabel)</td><td>\(b.pixelCount)</td><td>\(b.pixelCount - b.finiteCount)</td><td>\(number(b.rmsSigma))</td>"
                         + "<td>\(number(b.rmsError))</td><td>\(pct(b.accurateFraction))</td></tr>"
                 }
                 h += "</table>"

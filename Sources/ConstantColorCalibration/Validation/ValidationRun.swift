@@ -94,10 +94,12 @@ public enum ValidationRun {
         // An output pixel samples its patch where the flash frame saw the patch there and the ambient
         // frame saw it at the pixel's true position in it (an object that moved between the frames
         // leaves a ghost that is neither).
-        let geometry = try trueAmbientFromFlash(truth: truth, truthPath: truthPath)
-        let outputMask = masks.flash.map { flashMask in
-            masks.ambient.flatMap { ambient in geometry.map { flashMask.requiringAgreement(with: ambient, ambientFromFlash: $0) } }
-                ?? flashMask
+        var outputMask = masks.flash
+        if let flashMask = masks.flash, let ambient = masks.ambient {
+            guard let geometry = try trueAmbientFromFlash(truth: truth, truthPath: truthPath) else {
+                throw JSONFileError.missingKey(file: truthPath, key: "ambientFromFlash")  // needed with labels.ambient
+            }
+            outputMask = flashMask.requiringAgreement(with: ambient, ambientFromFlash: geometry)
         }
         var score = try ValidationScoring.score(
             name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
