@@ -72,4 +72,28 @@ struct HardFixtureHonestyTests {
             }.joined(separator: ", "))
         #expect(h.reliability.map(\.pixelCount).reduce(0, +) + h.unclaimedPixelCount == h.labelledPixelCount)
     }
+
+    /// Validation samples a patch in the fused output only where both frames saw it: on this condition
+    /// the moving object covers part of 'orange' in the ambient frame at its true position, so the
+    /// ghost there is left out of orange's median (`PatchLabelMask.requiringAgreement`, through
+    /// `ValidationRun.score`), while patches away from the object keep nearly all of their square.
+    @Test func fusedPatchSamplesNeedBothFrames() throws {
+        let camera = try CameraProfile(path: Self.root.appendingPathComponent("calibration/synthetic-nikon5100.camera.json").path)
+        let flash = try FlashProfile(path: Self.root.appendingPathComponent("calibration/synthetic-phosphor-led-yag.flash.json").path)
+        let s = try ValidationRun.score(folder: Self.folder, camera: camera, flash: flash)
+        let truthPath = (Self.folder as NSString).appendingPathComponent("truth.json")
+        let truth = try JSONValue.read(path: truthPath)
+        let chart = try ChartDescription(json: truth, file: truthPath)
+        let masks = try ValidationRun.patchLabelMasks(truth: truth, truthPath: truthPath, folder: Self.folder, chart: chart)
+        let flashMask = try #require(masks.flash)
+        let image = PlanarImage(width: flashMask.map.width, height: flashMask.map.height, channelCount: 3, repeating: 0.5)
+        let flashOnly = try PatchSampling.sample(image, chart: chart, labels: flashMask, file: "flash.tif").map { $0.ownLabelFraction ?? 1 }
+        let drop = zip(flashOnly, s.ownLabelFraction).map { $0 - $1 }
+        let orange = try #require(chart.patches.firstIndex { $0.name == "orange" })
+        print("own-label share of each patch's square, flash labels → both frames: " + chart.patches.indices.map {
+            String(format: "%@ %.2f→%.2f", chart.patches[$0].name, flashOnly[$0], s.ownLabelFraction[$0]) }.joined(separator: ", "))
+        #expect(drop.allSatisfy { $0 >= 0 }, "both rules keep no pixel the flash rule drops")
+        #expect(drop[orange] > 0.2, "orange's ghost left out: \(drop[orange])")
+        #expect(drop.indices.filter { $0 != orange }.allSatisfy { drop[$0] < drop[orange] / 2 })
+    }
 }
