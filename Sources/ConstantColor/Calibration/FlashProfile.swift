@@ -51,12 +51,7 @@ public struct FlashProfile: Sendable, Equatable {
         guard w.allSatisfy({ $0 > 0 }) else {
             throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: "three positive numbers")
         }
-        guard let rows = r.members["matrixToXYZD65"] else { throw JSONFileError.missingKey(file: file, key: "matrixToXYZD65") }
-        guard let rr = rows.array, rr.count == 3, let m = Optional(rr.compactMap(\.doubles)), m.count == 3,
-              m.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
-            throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "3 rows of 3 finite numbers")
-        }
-        let matrix = Matrix3(rows: m)
+        let matrix = try r.matrix3("matrixToXYZD65")
         guard matrix.inverse != nil else {
             throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "an invertible matrix")
         }

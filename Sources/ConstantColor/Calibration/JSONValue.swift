@@ -196,6 +196,15 @@ public struct JSONObjectReader {
         }
         return d
     }
+    /// A required 3×3 matrix: three rows of three finite numbers.
+    public func matrix3(_ key: String) throws -> Matrix3 {
+        guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
+        guard let rows = v.array?.compactMap(\.doubles), rows.count == 3,
+              rows.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
+            throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "3 rows of 3 finite numbers")
+        }
+        return Matrix3(rows: rows)
+    }
     /// A required nested object.
     public func object(_ key: String) throws -> JSONObjectReader {
         guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }

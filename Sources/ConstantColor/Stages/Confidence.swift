@@ -46,8 +46,8 @@ public enum Confidence {
     /// frame `D` was made from. With a `wide` model (the same geometry and subsampling, wider
     /// windows: `NoiseReduction.wideModel`), a pixel the model leaves unsure may take the wide
     /// windows' value instead (`wideSupportSelection`). With `recordUncertainty`, the per-pixel
-    /// variances are returned too. The map is written into `storage` when it is large enough (a buffer nothing reads any more,
-    /// `PlanarImage.init(width:height:channelCount:reusing:)`).
+    /// variances are returned too. The map is written into `storage` when it is large enough (a
+    /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: GuidedModel? = nil,
                                     flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,

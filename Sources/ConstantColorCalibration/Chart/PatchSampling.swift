@@ -78,8 +78,9 @@ public struct PatchLabelMask: Sendable {
     /// (pixel (i, j) covers [i, i+1) × [j, j+1)), the footprint of the bilinear resampling and of a
     /// demosaiced sample's neighbours. Elsewhere `disagreementLabel`: the fused output there subtracts
     /// another material's ambient light (an object that moved between the frames) and is no sample of
-    /// the flash frame's material. Pixels whose footprint leaves the ambient frame get it too. `ambientFromFlash` is the true geometry (the scene's), so that a registration
-    /// error of the pipeline is not forgiven.
+    /// the flash frame's material. Pixels whose footprint leaves the ambient frame get it too.
+    /// `ambientFromFlash` is the true geometry (the scene's), so that a registration error of the
+    /// pipeline is not forgiven.
     public func requiringAgreement(with ambient: PatchLabelMask, ambientFromFlash m: Matrix3) -> PatchLabelMask {
         let w = map.width, h = map.height, aw = ambient.map.width, ah = ambient.map.height
         var out = map

@@ -153,12 +153,7 @@ public enum ValidationRun {
     /// finite numbers: ambient pixel coordinates from flash ones); nil when the truth has none.
     static func trueAmbientFromFlash(truth: JSONValue, truthPath: String) throws -> Matrix3? {
         guard let geometry = truth.object?["ambientFromFlash"] else { return nil }
-        let key = "ambientFromFlash.matrix"
-        guard let rows = geometry.object?["matrix"]?.array?.compactMap(\.doubles), rows.count == 3,
-              rows.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
-            throw JSONFileError.invalidValue(file: truthPath, key: key, expected: "3 rows of 3 finite numbers")
-        }
-        return Matrix3(rows: rows)
+        return try JSONObjectReader(geometry, file: truthPath, prefix: "ambientFromFlash.").matrix3("matrix")
     }
 
     /// Reads the label map truth names under `labels.<key>` (single channel) and its path.
