@@ -22,9 +22,10 @@ struct SynthCommand: ParsableCommand {
             --moving-object, --flash-shading, or --all-effects (each drawn from the condition's name; \
             a flag given alongside overrides that effect). --truth-maps also writes labels.tif and \
             ambient-labels.tif (8-bit material labels, 0 = mixed) and each material's reference \
-            L*a*b* (D65) in truth.json. --demosaic bilinear-rggb passes every frame (flash, ambient, \
-            dark) through an RGGB colour filter array and bilinear demosaicing, as a raw developer's \
-            linear TIFF (pixel noise spatially correlated; truth.json records "demosaic"). Spectral \
+            L*a*b* (D65) in truth.json. --demosaic bilinear-rggb (or malvar-rggb) passes every frame \
+            (flash, ambient, dark) through an RGGB colour filter array and bilinear (or Malvar-He-Cutler \
+            gradient-corrected) demosaicing, as a raw developer's linear TIFF (pixel noise spatially \
+            correlated; truth.json records "demosaic"). Spectral \
             data come from --spectra or fixtures/spectra (CONSTANT_COLOR_SPECTRA).
             """)
 
@@ -63,7 +64,7 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
     @Option(help: "Moving object outline: disc or square.") var movingObjectShape: String = "disc"
     @Option(help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
-    @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb (default: none, every pixel records R, G and B).")
+    @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb or malvar-rggb (default: none, every pixel records R, G and B).")
     var demosaic: String?
 
     func validate() throws {

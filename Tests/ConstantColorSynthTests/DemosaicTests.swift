@@ -3,9 +3,9 @@ import Testing
 import ConstantColor
 @testable import ConstantColorSynth
 
-/// The colour filter array and bilinear demosaicing (`Demosaic`, `RenderOptions.demosaic`): known
-/// values on a hand-made mosaic, the noise statistics the bilinear kernel implies, and a render
-/// that changes only what demosaicing should change.
+/// The colour filter array and demosaicing (`Demosaic`, `RenderOptions.demosaic`): known values on
+/// a hand-made mosaic (bilinear) and from impulses (Malvar–He–Cutler), the noise statistics the
+/// bilinear kernel implies, and a render that changes only what demosaicing should change.
 @Suite struct DemosaicTests {
     let lib = Fixture.library
 
@@ -54,6 +54,74 @@ import ConstantColor
             (5, 0, 2, 90, "G site, R row, right border: column (90 mirrored + 90) / 2"),
         ]
         for e in expected { #expect(img[e.x, e.y, e.c] == e.value, "(\(e.x), \(e.y)) channel \(e.c): \(e.why)") }
+    }
+
+    /// Malvar–He–Cutler's kernels, coefficient by coefficient (ICASSP 2004, Fig. 2, in eighths): on a
+    /// flat mosaic of 1000 DN, one sample raised by 800 DN moves each interpolated value near it by
+    /// its kernel weight × 100. An R sample: G at its site +4/8, two away in row and column −1/8; B at
+    /// its site +6/8, two away −3/2 ⁄ 8; R at the row or column G neighbours +4/8, at the diagonal B
+    /// sites +2/8; B at those G neighbours unchanged (weight 0). A G sample (R row): R and B at its
+    /// site +5/8; G at the 4 edge neighbours +2/8; from the row's kernel two away in the row −1/8 and
+    /// in the column +½ ⁄ 8, from the column's kernel the transposes; the diagonal G sites −1/8.
+    @Test func malvarKernelsByImpulse() {
+        let w = 9, h = 9, d = Demosaic.malvarRGGB
+        func impulse(x: Int, y: Int) -> PlanarImage {
+            var img = PlanarImage(width: w, height: h, channelCount: 3, repeating: 1000)
+            img[x, y, d.filterChannel(x: x, y: y)] = 1800
+            d.apply(to: &img)
+            return img
+        }
+        let red = impulse(x: 4, y: 4), green = impulse(x: 5, y: 4)
+        #expect(d.filterChannel(x: 4, y: 4) == 0 && d.filterChannel(x: 5, y: 4) == 1)
+        let expected: [(image: PlanarImage, x: Int, y: Int, c: Int, value: Float, why: String)] = [
+            (red, 4, 4, 0, 1800, "the R site keeps its sample"),
+            (red, 4, 4, 1, 1400, "G at the R site: centre 4/8"),
+            (red, 4, 4, 2, 1600, "B at the R site: centre 6/8"),
+            (red, 2, 4, 1, 900, "G at the R site two left: −1/8"),
+            (red, 4, 6, 1, 900, "G at the R site two down: −1/8"),
+            (red, 2, 4, 2, 850, "B at the R site two left: −3/2 ⁄ 8"),
+            (red, 4, 2, 2, 850, "B at the R site two up: −3/2 ⁄ 8"),
+            (red, 3, 4, 0, 1400, "R at the G site left (R row): row neighbour 4/8"),
+            (red, 4, 3, 0, 1400, "R at the G site above (B row): column neighbour 4/8"),
+            (red, 3, 4, 2, 1000, "B at the G site left: the R sample is not in its kernel"),
+            (red, 4, 3, 2, 1000, "B at the G site above: the R sample is not in its kernel"),
+            (red, 3, 3, 0, 1200, "R at the diagonal B site: 2/8"),
+            (red, 3, 3, 1, 1000, "G at the diagonal B site: not in its kernel"),
+            (green, 5, 4, 1, 1800, "the G site keeps its sample"),
+            (green, 5, 4, 0, 1500, "R at the G site (from the row): centre 5/8"),
+            (green, 5, 4, 2, 1500, "B at the G site (from the column): centre 5/8"),
+            (green, 4, 4, 1, 1200, "G at the R site left: edge 2/8"),
+            (green, 5, 3, 1, 1200, "G at the B site above: edge 2/8"),
+            (green, 3, 4, 0, 900, "R at the G site two left (from the row): −1/8"),
+            (green, 3, 4, 2, 1050, "B at the G site two left (from the column): +½ ⁄ 8"),
+            (green, 5, 2, 0, 1050, "R at the G site two up (from the row): +½ ⁄ 8"),
+            (green, 5, 2, 2, 900, "B at the G site two up (from the column): −1/8"),
+            (green, 4, 3, 0, 900, "R at the diagonal G site (B row, from the column): −1/8"),
+            (green, 4, 3, 2, 900, "B at the diagonal G site (B row, from the row): −1/8"),
+            (green, 4, 4, 2, 1000, "B at the R site left: not in its kernel"),
+        ]
+        for e in expected { #expect(e.image[e.x, e.y, e.c] == e.value, "(\(e.x), \(e.y)) channel \(e.c): \(e.why)") }
+        // Far from the impulses nothing moves (the kernels reach two pixels).
+        for c in 0..<3 { #expect(red[8, 0, c] == 1000 && green[0, 8, c] == 1000) }
+    }
+
+    /// The kernels are symmetric and sum to 8/8, so a linear field (different in each channel) comes
+    /// through exactly, away from the mirrored border; so does a constant one everywhere.
+    @Test func malvarReproducesLinearFields() {
+        let w = 12, h = 10, d = Demosaic.malvarRGGB
+        func field(_ x: Int, _ y: Int, _ c: Int) -> Float { Float(2000 + 16 * x * (c + 1) - 8 * y * (2 - c)) }
+        var img = PlanarImage(width: w, height: h, channelCount: 3, repeating: 0)
+        var flat = PlanarImage(width: w, height: h, channelCount: 3, repeating: 0)
+        for y in 0..<h {
+            for x in 0..<w { for c in 0..<3 { img[x, y, c] = field(x, y, c); flat[x, y, c] = 3000 } }
+        }
+        d.apply(to: &img); d.apply(to: &flat)
+        var wrong = 0
+        for y in 2..<(h - 2) {
+            for x in 2..<(w - 2) { for c in 0..<3 where img[x, y, c] != field(x, y, c) { wrong += 1 } }
+        }
+        #expect(wrong == 0, "\(wrong) interior values differ from the linear field")
+        #expect(flat.samples.allSatisfy { $0 == 3000 })
     }
 
     /// Independent Gaussian raw noise (σ = 20 DN around 1000, so the half-DN rounding of the result
