@@ -111,7 +111,7 @@ struct NoiseReductionTests {
         #expect(meanZ2 > 0.85 && meanZ2 < 1.15, "mean z² \(meanZ2)")
     }
 
-    @Test("a pixel the per-pixel check hands back keeps the disagreement in its variance: a chroma fringe (red +8σ, blue −8σ, the guide unchanged) that is not in the truth is returned as measured, with its error within 2 stated standard deviations (64 of them counting its noise alone)")
+    @Test("a pixel the per-pixel check hands back keeps the disagreement in its variance: a chroma fringe (red +8σ, blue −8σ, the guide unchanged) that is not in the truth is returned as measured, with its error within 2 stated standard deviations (without the disagreement counted, 8–11 of them: z² 64–120)")
     func handedBackPixelsCarryTheDisagreement() {
         // The flat pair of `calibratedWindowVariance`, with fringes on a sparse grid of the flash frame:
         // errors of the capture (the true surface is flat), invisible to the guide F_r + F_g + F_b.
