@@ -105,6 +105,23 @@ import ConstantColor
         for c in 0..<3 { #expect(red[8, 0, c] == 1000 && green[0, 8, c] == 1000) }
     }
 
+    /// Malvar–He–Cutler at the border, where the kernels reach two pixels past it: the index mirrors
+    /// (-1 → 1, -2 → 2, n → n − 2, n + 1 → n − 3), which keeps the mosaic's parity. An R sample of 1800 at
+    /// (2, 0) on 1000 elsewhere is seen twice from the corner R site (0, 0), at +2 and at the mirrored
+    /// −2: G = 1000 − 2·100 = 800 and B = 1000 − 2·150 = 700 (a clamped border, −2 → 0, would give 900
+    /// and 850). A B sample of 1800 at (7, 7) of a 9 × 9 image is all four diagonals of the corner R
+    /// site (8, 8): B = 1000 + 4·200 = 1800 (clamped: 1200), and its G is unchanged.
+    @Test func malvarMirrorsAtTheBorder() {
+        let w = 9, h = 9, d = Demosaic.malvarRGGB
+        var img = PlanarImage(width: w, height: h, channelCount: 3, repeating: 1000)
+        img[2, 0, 0] = 1800
+        img[7, 7, 2] = 1800
+        #expect(d.filterChannel(x: 2, y: 0) == 0 && d.filterChannel(x: 7, y: 7) == 2 && d.filterChannel(x: 8, y: 8) == 0)
+        d.apply(to: &img)
+        #expect(img[0, 0, 1] == 800 && img[0, 0, 2] == 700, "(0, 0): G \(img[0, 0, 1]), B \(img[0, 0, 2])")
+        #expect(img[8, 8, 2] == 1800 && img[8, 8, 1] == 1000, "(8, 8): B \(img[8, 8, 2]), G \(img[8, 8, 1])")
+    }
+
     /// The kernels are symmetric and sum to 8/8, so a linear field (different in each channel) comes
     /// through exactly, away from the mirrored border; so does a constant one everywhere.
     @Test func malvarReproducesLinearFields() {

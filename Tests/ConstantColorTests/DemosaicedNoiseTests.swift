@@ -121,7 +121,7 @@ struct DemosaicedNoiseTests {
         // R and B sites with 1.8× the line's variance.
         #expect(calibrated > 0.85 && calibrated < 1.15, "mean z² \(calibrated)")
         // (Malvar–He–Cutler: 1.02 and 0.22; its negative lobes cancel part of the correlation, its
-        // block factors are 20–25 % below bilinear's, but windows still see it.)
+        // block factors are 20–28 % below bilinear's, but windows still see it.)
         #expect(independent < 0.5, "mean z² taken as independent: \(independent)")
     }
 

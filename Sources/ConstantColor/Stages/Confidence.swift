@@ -16,7 +16,7 @@
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
 /// does not explain; the model's misfit is part of its variance, so σ grows there too. Where the
 /// per-pixel check rejects the model and hands the pixel its own value back, the disagreement stays
-/// in σ (`handBackAmbiguity`). And where a
+/// in σ, a fourth, correlated error (`handBackAmbiguity`). And where a
 /// channel of the result is negative beyond two of its standard deviations (the flash frame darker
 /// than the ambient: no light can do that), the shortfall is an error of at least that size.
 /// Lightness is left out because the flash's fall-off and the subject's distance set it: the
@@ -33,13 +33,16 @@ public enum Confidence {
     /// deviations), the pixel's own value is returned, but the data cannot say which of the two is
     /// right: a real small feature the windows average away, or an error the noise model does not
     /// describe in the pixel (a demosaicing fringe, an edge the registration or hand shake moved, a
-    /// hot pixel). With equal odds and the pixel's value reported, the expected squared error is
-    /// ρ²/2. It is added where noise cannot explain ρ: weight 0 at 3 standard deviations (a flat
-    /// field's noise goes beyond that in 0.27 % of its pixels, and those are not ambiguous), 1 from
-    /// 5 (smoothstep in z², squared like β). Without it the returned value claimed only its noise: on
-    /// the demosaiced hard set, pixels claiming σ 4–6 ΔE00 chroma were 8.3 off (RMS; 7.0 with it),
-    /// most of them within 3 px of material edges. Counted from 2 standard deviations with β's weight
-    /// it gave 4.7, but a flat field's chance hand-backs then stated 1.3× their error (mean z² 0.76).
+    /// hot pixel). With equal odds and the pixel's value reported, the expected squared error is half
+    /// the disagreement's: the residual vector (ρ_r, ρ_g, ρ_b), one error across the channels,
+    /// enters the chroma σ² as `handBackAmbiguity`·|J·ρ|² (as the exposure ratio's error does). It is
+    /// counted where noise cannot explain ρ: weight 0 at 3 standard deviations (a flat field's noise
+    /// goes beyond that in 0.27 % of its pixels, and those are not ambiguous), 1 from 5 (smoothstep in
+    /// z², per channel, on ρ). It is not part of the channels' independent variance, which the
+    /// wide windows' interval test reads: a wider interval there would let the wide windows replace
+    /// the pixel's own value, and a real small feature with it. Without it the returned value
+    /// claimed only its noise: on the demosaiced hard set, pixels claiming σ 4–6 ΔE00 chroma were 8.3
+    /// off (RMS), most of them within 3 px of material edges.
     static let handBackAmbiguity: Float = 0.5
 
     /// Default relative uncertainty of the ambient-to-flash exposure ratio taken from metadata:
@@ -378,7 +381,7 @@ public enum Confidence {
         let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
         // One channel: the raw variance (as DarkRoomEstimate.variance), the model, the per-pixel check.
         @inline(always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
-            -> (value: Lanes, independent: Lanes, gain: Lanes) {
+            -> (value: Lanes, independent: Lanes, gain: Lanes, handBack: Lanes) {
             let rawVariance = k.flashNoise.variance(f) + k.ambientNoise.variance(f - d)
             let q = a * guide + b
             let windowVariance = sd * sd * overlap
@@ -388,13 +391,12 @@ public enum Confidence {
             t = t.replacing(with: zero, where: .!(t .> zero)).replacing(with: one, where: t .> one)  // NaN → 0
             let beta = t * t * (3 - 2 * t)
             let keep = 1 - beta
-            // The ambiguity of a handed-back pixel, where noise cannot explain its residual: from 3 to
-            // 5 standard deviations (β is 1 there).
+            // The disagreement of a handed-back pixel, weighted from 3 to 5 standard deviations of
+            // noise (β is 1 there): `handBackAmbiguity`.
             var u = (z2 - 9) * (1.0 / 16)
             u = u.replacing(with: zero, where: .!(u .> zero)).replacing(with: one, where: u .> one)  // NaN → 0
             let gamma = u * u * (3 - 2 * u)
-            let ambiguity = gamma * gamma * handBackAmbiguity * residual * residual
-            return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance + ambiguity, keep * a)
+            return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance, keep * a, gamma * residual)
         }
         let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)
         // CIELAB at the pixel's colour (CIE 15:2004): f(t) = t^(1/3) = t·(t^(−1/3))² and its slope
@@ -428,6 +430,11 @@ public enum Confidence {
         }
         total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
+        // A handed-back pixel's disagreement with the model, one error across the channels (a fringe
+        // moves chroma as a whole); only vectors with such a pixel pay for it.
+        if ((r.handBack .!= zero) .| (g.handBack .!= zero) .| (bl.handBack .!= zero)).anyLane {
+            total += handBackAmbiguity * correlated(r.handBack, g.handBack, bl.handBack)
+        }
         // Light cannot be negative: a channel of the flash-only estimate further below zero than twice
         // its whole standard deviation (noise, exposure ratio, guide) is off by at least the rest (a
         // wrong ambient sample: local motion, misregistration, an ambient brighter than the flash

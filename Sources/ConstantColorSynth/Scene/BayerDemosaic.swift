@@ -38,7 +38,8 @@ public enum Demosaic: String, Sendable, Equatable, CaseIterable {
     /// integers carry no bias). The input samples a pixel's filter does not record are ignored.
     ///
     /// Meant for integer data numbers 0…65535 (a rendered frame after noise, clip and rounding); a
-    /// mean of such values stays in that range, so the result is again 16-bit data. One pass over
+    /// bilinear mean of such values stays in that range, a Malvar–He–Cutler value is clamped to it (its
+    /// negative lobes can overshoot at edges), so the result is again 16-bit data. One pass over
     /// the image in row bands, reading from a copy of the input. Needs at least 2 × 2 pixels
     /// (bilinear) or 3 × 3 (Malvar–He–Cutler, whose kernels reach two pixels).
     public func apply(to image: inout PlanarImage) {
