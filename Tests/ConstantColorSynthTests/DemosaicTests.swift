@@ -122,8 +122,9 @@ import ConstantColor
         #expect(img[8, 8, 2] == 1800 && img[8, 8, 1] == 1000, "(8, 8): B \(img[8, 8, 2]), G \(img[8, 8, 1])")
     }
 
-    /// The kernels are symmetric and sum to 8/8, so a linear field (different in each channel) comes
-    /// through exactly, away from the mirrored border; so does a constant one everywhere.
+    /// The kernels are symmetric, their taps on the wanted channel sum to 8/8 and on the recorded one
+    /// to 0, so a linear field (different in each channel) comes through exactly, away from the
+    /// mirrored border; so does a constant one everywhere.
     @Test func malvarReproducesLinearFields() {
         let w = 12, h = 10, d = Demosaic.malvarRGGB
         func field(_ x: Int, _ y: Int, _ c: Int) -> Float { Float(2000 + 16 * x * (c + 1) - 8 * y * (2 - c)) }

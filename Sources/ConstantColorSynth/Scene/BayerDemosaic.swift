@@ -19,7 +19,8 @@ public enum Demosaic: String, Sendable, Equatable, CaseIterable {
     /// site, from the row that has it, 5·centre + 4·(2 row neighbours) − (2 two away in the row)
     /// − (4 diagonals) + ½·(2 two away in the column) (from the column: the same transposed); R at a
     /// B site (B at an R site) 6·centre + 2·(4 diagonals) − 3/2·(4 two away in the row and column).
-    /// Each kernel sums to 8 and is symmetric, so constant and linear fields come through unchanged.
+    /// Each kernel is symmetric, its taps on the wanted channel sum to 8 and those on the recorded
+    /// one (the Laplacian) to 0, so constant and linear fields come through unchanged, each channel's own.
     /// Unlike bilinear, a pixel's interpolated channels share raw samples with its recorded one (the
     /// Laplacian term), and the negative lobes make neighbouring pixels' noise less correlated:
     /// another noise structure for the calibration (`NoiseCorrelation`) to measure. Borders mirror
