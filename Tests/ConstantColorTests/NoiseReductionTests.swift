@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ConstantColor
 import ConstantColorIO
+import ConstantColorCalibration
 
 /// The flash-guided noise reduction (stage 4b) against a scene whose noise-free dark-room image is known.
 @Suite("Noise reduction and its propagated variance")
@@ -25,18 +26,19 @@ struct NoiseReductionTests {
 
     static let identity = RegistrationResult(model: .translation, ambientFromFlash: .identity, residual: 0, residualByModel: [:])
 
-    /// A flat pair whose dark-room truth is `truth` in every pixel: a flash frame with little white
-    /// noise (variance `vF`) over an ambient of 300, and an ambient frame of 300 with white noise of
-    /// variance `v`, so that D's noise is mostly the ambient's. `edit` may change the flash samples
-    /// before the frames are made.
-    func flatPair(width w: Int, height h: Int, truth: SIMD3<Float>, ambientVariance v: Float, flashVariance vF: Float, seed: UInt64,
-                  edit: (inout PlanarImage) -> Void = { _ in }) -> (flash: LinearFrame, ambient: LinearFrame) {
+    /// A pair over a flat ambient: the flash frame is the dark-room truth `truth(x, channel)` plus an
+    /// ambient of 300 with white noise of variance `vF`, the ambient frame 300 with white noise of
+    /// variance `v` (with a small `vF`, D's noise is mostly the ambient's). `edit` may change the
+    /// flash samples before the frames are made. (Also `WideSupportTests`' pairs.)
+    static func whiteNoisePair(width w: Int, height h: Int, truth: (Int, Int) -> Float, ambientVariance v: Float,
+                               flashVariance vF: Float, seed: UInt64, exposure: ExposureSettings,
+                               edit: (inout PlanarImage) -> Void = { _ in }) -> (flash: LinearFrame, ambient: LinearFrame) {
         let n = w * h
         var f = PlanarImage(width: w, height: h, channelCount: 3), a = f
         var rng = SplitMix(seed: seed)
         for c in 0..<3 {
             for i in 0..<n {
-                f.samples[c * n + i] = truth[c] + 300 + vF.squareRoot() * Float(rng.gaussian())
+                f.samples[c * n + i] = truth(i % w, c) + 300 + vF.squareRoot() * Float(rng.gaussian())
                 a.samples[c * n + i] = 300 + v.squareRoot() * Float(rng.gaussian())
             }
         }
@@ -101,7 +103,8 @@ struct NoiseReductionTests {
         // noise of variance v = 4000, so D's noise is mostly the ambient's and the model's noise mostly
         // the windows' (the guide-noise term, which dominates in the scene tests, is about 5 % here).
         let w = 480, h = 360, n = w * h, vF: Float = 4
-        let (flash, ambient) = flatPair(width: w, height: h, truth: SIMD3(700, 800, 900), ambientVariance: 4000, flashVariance: vF, seed: 21)
+        let (flash, ambient) = Self.whiteNoisePair(width: w, height: h, truth: { _, c in 700 + 100 * Float(c) }, ambientVariance: 4000,
+                                                   flashVariance: vF, seed: 21, exposure: exposure)
         var d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: Self.identity)
         let u = Self.filter(&d, flash: flash).uncertainty!
         var z2: Double = 0, count = 0.0
@@ -131,7 +134,8 @@ struct NoiseReductionTests {
         let fringe = 8 * (v + vF).squareRoot()
         let truth = SIMD3<Double>(700, 800, 900)
         let fringes = stride(from: 30, to: h - 30, by: 20).flatMap { y in stride(from: 30, to: w - 30, by: 20).map { y * w + $0 } }
-        let (flash, ambient) = flatPair(width: w, height: h, truth: SIMD3<Float>(truth), ambientVariance: v, flashVariance: vF, seed: 23) { f in
+        let (flash, ambient) = Self.whiteNoisePair(width: w, height: h, truth: { _, c in Float(truth[c]) }, ambientVariance: v,
+                                                   flashVariance: vF, seed: 23, exposure: exposure) { f in
             for p in fringes { f.samples[p] += fringe; f.samples[2 * n + p] -= fringe }
         }
         var d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: Self.identity)
@@ -150,7 +154,7 @@ struct NoiseReductionTests {
             let out = SIMD3<Double>((0..<3).map { Double(d.difference.samples[$0 * n + p]) })
             let error = ColorScience.chromaDeltaE2000(measuredXYZ: toXYZ * out, referenceLab: truthLab)
             let c = Double(confidence.samples[p])
-            let sigma = Double(Confidence.noiseScaleDeltaE) * (1 / c - 1).squareRoot()
+            let sigma = ConfidenceHonesty.claimedSigma(confidence: c) ?? .infinity
             worst = max(worst, error / sigma); largestError = max(largestError, error)
             // The pixel's own value is returned (the check cannot tell a fringe from a feature).
             for ch in [0, 2] {

@@ -15,18 +15,8 @@ struct WideSupportTests {
 
     /// Flash and ambient frames whose dark-room truth is `truth(x, c)` (flat ambient 300 in every channel).
     func frames(truth: (Int, Int) -> Float) -> (flash: LinearFrame, ambient: LinearFrame) {
-        let n = w * h
-        var f = PlanarImage(width: w, height: h, channelCount: 3), a = f
-        var rng = SplitMix(seed: 5)
-        for c in 0..<3 {
-            for i in 0..<n {
-                f.samples[c * n + i] = truth(i % w, c) + 300 + vF.squareRoot() * Float(rng.gaussian())
-                a.samples[c * n + i] = 300 + vA.squareRoot() * Float(rng.gaussian())
-            }
-        }
-        let clean = [UInt8](repeating: 0, count: n)
-        return (LinearFrame(image: f, clipped: clean, noise: FrameNoise(varianceOffset: vF, varianceSlope: 0), exposure: exposure),
-                LinearFrame(image: a, clipped: clean, noise: FrameNoise(varianceOffset: vA, varianceSlope: 0), exposure: exposure))
+        NoiseReductionTests.whiteNoisePair(width: w, height: h, truth: truth, ambientVariance: vA, flashVariance: vF, seed: 5,
+                                           exposure: exposure)
     }
 
     /// The filtered estimate, its confidence and per-pixel variance (independent + guide) with
