@@ -15,12 +15,13 @@ struct BoxFilterTests {
         return out
     }
 
-    @Test("matches the direct mean over the clipped window, borders included, also in place", arguments: [0, 1, 3, 5, 6, 9])
+    @Test("matches the direct mean over the clipped window, borders included, also in place", arguments: [0, 1, 3, 5, 6, 9, 12])
     func matchesBruteForce(radius: Int) {
         var rng = SplitMix(seed: UInt64(radius) + 1)
         // (41×70 and 9×130 split into several row bands on a multi-core machine: in place, a band's
-        // neighbours overwrite the rows beyond its ends.)
-        for (w, h) in [(37, 23), (5, 4), (1, 9), (41, 70), (9, 130)] {
+        // neighbours overwrite the rows beyond its ends. 23×400: radii above 3 move their window sums
+        // down row by row and sum afresh every 2r+1 rows.)
+        for (w, h) in [(37, 23), (5, 4), (1, 9), (41, 70), (9, 130), (23, 400)] {
             let p = (0..<(w * h)).map { _ in Float(rng.uniform() * 1000 - 200) }
             let expected = Self.bruteForce(p, w, h, radius)
             let got = BoxFilter.mean(p, width: w, height: h, radius: radius)

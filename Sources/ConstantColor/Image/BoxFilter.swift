@@ -3,7 +3,7 @@ import Dispatch
 /// Box (moving-average) filter of a single plane: each output sample is the mean of the input over
 /// the `(2r+1) × (2r+1)` window around it, clipped to the image (so the mean is over the samples that
 /// exist). Two separable passes of direct sums: `2r+1` vectorizable adds per sample and pass, which
-/// beats a running sum (a serial dependency chain) for the small radii the pipeline uses (3 and 6),
+/// beats a running sum (a serial dependency chain) for the radii the pipeline uses (3, 6 and 12),
 /// and has no drift (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters).
 /// Radii other than 3 add into four partial sums (a tree, not one chain).
 public enum BoxFilter {
@@ -40,9 +40,13 @@ public enum BoxFilter {
         inverseColumns.withUnsafeBufferPointer { inverseBuffer in
             let inverse = UncheckedSendableBox(inverseBuffer.baseAddress!)
             withoutActuallyEscaping({ (b: Int) in
-                let band = bands[b], ringRows = 2 * r + 1
+                // Wider windows (radius above 3) keep the previous output row's window sums and move
+                // them down a row (`running`), so the ring keeps the row that leaves the window too.
+                let running = r > 3, restart = 2 * r + 1
+                let band = bands[b], ringRows = running ? 2 * r + 2 : 2 * r + 1
                 let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringRows * w)
-                defer { ring.deallocate() }
+                let sums = UnsafeMutablePointer<Float>.allocate(capacity: running ? w : 0)
+                defer { ring.deallocate(); sums.deallocate() }
                 @inline(__always) func slot(_ yy: Int) -> UnsafeMutablePointer<Float> { ring + (yy % ringRows) * w }
                 /// Puts row `yy`'s horizontal sums into the ring: from the band's own rows (not yet
                 /// overwritten: output row y is written after rows up to y + r were read) or the edges.
@@ -71,6 +75,25 @@ public enum BoxFilter {
                     @inline(__always) func put(_ sum: SIMD8<Float>) {
                         let c = UnsafeRawPointer(inverse.value + x).loadUnaligned(as: SIMD8<Float>.self)
                         UnsafeMutableRawPointer(o + x).storeBytes(of: sum * c * inverseRows, as: SIMD8<Float>.self)
+                        if running { UnsafeMutableRawPointer(sums + x).storeBytes(of: sum, as: SIMD8<Float>.self) }
+                    }
+                    // A wide window whose previous row's window was whole too: its sums plus the row that
+                    // enters, less the row that leaves (three loads a sample instead of 2r+1). Summed
+                    // afresh every 2r+1 rows, so that the rounding grows no further than in a direct
+                    // sum of 2r+1 rows.
+                    if running && y > band.lowerBound && (y - band.lowerBound) % restart != 0 && y - r - 1 >= 0 && y + r < h {
+                        let entering = UnsafePointer(slot(y + r)), leaving = UnsafePointer(slot(y - r - 1))
+                        while x + 8 <= w {
+                            put(load(UnsafePointer(sums)) + load(entering) - load(leaving))
+                            x += 8
+                        }
+                        while x < w {
+                            let sum = sums[x] + entering[x] - leaving[x]
+                            sums[x] = sum
+                            o[x] = sum * inverse.value[x] * inverseRows
+                            x += 1
+                        }
+                        continue
                     }
                     // A full window of the pipeline's radius 3 (the guided filter's): the seven rows'
                     // pointers in registers and the adds unrolled, in the same order as the loop below.
@@ -99,6 +122,7 @@ public enum BoxFilter {
                     while x < w {
                         var sum: Float = 0
                         for k in 0..<count { sum += rows[k][x] }
+                        if running { sums[x] = sum }
                         o[x] = sum * inverse.value[x] * inverseRows
                         x += 1
                     }
