@@ -54,7 +54,7 @@ struct NoiseReductionTests {
         -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
         let model = NoiseReduction().model(estimate: d, flash: flash)
         var scratch: [Float] = []
-        let wideModel = wide ? NoiseReduction().wideModel(estimate: d, flash: flash, scratch: &scratch) : nil
+        let wideModel = wide ? NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
         return Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: flash, rendering: rendering,
                                        recordUncertainty: true)
@@ -145,7 +145,7 @@ struct NoiseReductionTests {
         let rendering = unit.withScale(0.3 / (unit.matrix(to: .xyz) * truth).y)
         let model = NoiseReduction().model(estimate: d, flash: flash)
         var scratch: [Float] = []
-        let wide = NoiseReduction().wideModel(estimate: d, flash: flash, scratch: &scratch)
+        let wide = NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch)
         let confidence = Confidence.filterAndMap(estimate: &d, model: model, wide: wide, flash: flash, rendering: rendering).confidence
         let toXYZ = rendering.matrix(to: .xyz)
         let truthLab = ColorScience.lab(fromXYZ: toXYZ * truth, white: ColorScience.whiteD65XYZ)

@@ -26,7 +26,7 @@ struct WideSupportTests {
         var d = DarkRoomEstimate(flash: frames.flash, ambient: frames.ambient, registration: Self.identity)
         let model = settings.model(estimate: d, flash: frames.flash)
         var scratch: [Float] = []
-        let wideModel = wide ? settings.wideModel(estimate: d, flash: frames.flash, scratch: &scratch) : nil
+        let wideModel = wide ? settings.wideModels(estimate: d, flash: frames.flash, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-3)
         let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: frames.flash,
                                         rendering: rendering, recordUncertainty: true)
@@ -37,7 +37,7 @@ struct WideSupportTests {
         return (d.difference, r.confidence, variance)
     }
 
-    @Test("a flat region takes the wide windows: the median error drops to under 0.75 of the 7×7 windows' (0.54 for the window means alone), the confidence rises, and the stated variance stays the error's (mean z² within 15 % of 1)")
+    @Test("a flat region takes the widest windows: the median error drops to under 0.4 of the 7×7 windows' (0.28 for the 25×25 window means alone, 0.54 for the 13×13), the confidence rises, and the stated variance stays the error's (mean z² within 15 % of 1)")
     func flatRegionTakesWideWindows() {
         let truth: (Int, Int) -> Float = { _, c in 700 + 100 * Float(c) }
         let pair = frames(truth: truth)
@@ -46,9 +46,10 @@ struct WideSupportTests {
         let n = w * h
         var errors = (narrow: [Double](), adaptive: [Double]()), z2 = 0.0, count = 0.0
         var confidence = (narrow: 0.0, adaptive: 0.0)
-        // Away from the border bands where the windows' overlap is not credited (2r blocks of the wide windows).
-        for y in 28..<(h - 28) {
-            for x in 28..<(w - 28) {
+        // Away from the border bands where the windows' overlap is not credited (2r blocks of the widest windows).
+        let band = 2 * 2 * (NoiseReduction().wideRadii.max() ?? 0)
+        for y in band..<(h - band) {
+            for x in band..<(w - band) {
                 let p = y * w + x
                 confidence.narrow += Double(narrow.confidence.samples[p]); confidence.adaptive += Double(adaptive.confidence.samples[p])
                 for c in 0..<3 {
@@ -65,9 +66,9 @@ struct WideSupportTests {
         let meanZ2 = z2 / count, ratio = median(errors.adaptive) / median(errors.narrow)
         print(String(format: "wide windows, flat: median |error| %.3f of the 7×7 windows', mean z² %.3f, mean confidence %.3f -> %.3f",
                      ratio, meanZ2, 3 * confidence.narrow / count, 3 * confidence.adaptive / count))
-        // 13 × 13 against 7 × 7 averaged samples: about (7/13)² = 0.29 of the variance for the window
-        // means alone, 0.54 of the standard deviation.
-        #expect(ratio < 0.75, "median error ratio \(ratio)")
+        // 25 × 25 against 7 × 7 averaged samples: about (7/25)² = 0.078 of the variance for the window
+        // means alone, 0.28 of the standard deviation (13 × 13 alone would give 0.54).
+        #expect(ratio < 0.4, "median error ratio \(ratio)")
         #expect(confidence.adaptive > confidence.narrow)
         #expect(meanZ2 > 0.85 && meanZ2 < 1.15, "mean z² \(meanZ2)")
     }
@@ -79,7 +80,7 @@ struct WideSupportTests {
         let truth: (Int, Int) -> Float = { x, c in (lo..<hi).contains(x) ? 300 + 200 * Float(c) : 700 - 200 * Float(c) }
         let pair = frames(truth: truth)
         var wideOnly = NoiseReduction()
-        wideOnly.radius = 6; wideOnly.wideRadius = nil
+        wideOnly.radius = 6; wideOnly.wideRadii = []
         let narrow = filtered(pair, settings: NoiseReduction(), wide: false)
         let adaptive = filtered(pair, settings: NoiseReduction(), wide: true)
         let smeared = filtered(pair, settings: wideOnly, wide: false)
@@ -115,7 +116,8 @@ struct WideSupportTests {
         var blue = L(repeating: 100); blue[4] = 93
         let confidence = L(0.9, 0.9, 0.9, 0.4, 0.9, 0.5, 0.9, .nan)
         let wide: Confidence.KernelResult = ((value, L(repeating: 100), blue), triple(L(repeating: 1)), triple(L(repeating: 0.2)), confidence)
-        let r = Confidence.wideSupportSelection(narrow, wide)
+        var intervals = Confidence.SupportIntervals(narrow)
+        let r = Confidence.wideSupportSelection(narrow, wide, intervals: &intervals)
         let takesWide = [true, true, false, false, false, false, true, false]
         for lane in 0..<8 {
             let w = takesWide[lane]
@@ -128,7 +130,40 @@ struct WideSupportTests {
         // A variance of 0 in both: the bound is 0, and only an equal value agrees.
         let exact: Confidence.KernelResult = (triple(L(repeating: 100)), triple(L(repeating: 0)), triple(L(repeating: 0)), L(repeating: 0.5))
         var shifted = exact; shifted.value.0 = L(100, 100.5, 100, 100, 100, 100, 100, 100); shifted.confidence = L(repeating: 0.9)
-        let z = Confidence.wideSupportSelection(exact, shifted)
+        var exactIntervals = Confidence.SupportIntervals(exact)
+        let z = Confidence.wideSupportSelection(exact, shifted, intervals: &exactIntervals)
         #expect(z.confidence[0] == 0.9 && z.confidence[1] == 0.5)
+    }
+
+    @Test("the ladder of wider supports: each must meet the intersection of all the smaller supports' intervals, not only the model's; a lane refused once is closed to the wider ones")
+    func ladderIntersectsAllSmallerIntervals() {
+        typealias L = Confidence.Lanes
+        func triple(_ v: L) -> (L, L, L) { (v, v, v) }
+        // The model's windows: 100 ± 2·2 = [96, 104], confidence 0.5.
+        let narrow: Confidence.KernelResult = (triple(L(repeating: 100)), triple(L(repeating: 4)), triple(L(repeating: 0.1)), L(repeating: 0.5))
+        var intervals = Confidence.SupportIntervals(narrow)
+        // First wide support, ±2 (variance 1): lanes 0–2 at 103 ([101, 105], meets; intersection
+        // [101, 104]); lane 3 at 107 ([105, 109], refused: closed).
+        let first: Confidence.KernelResult = (triple(L(103, 103, 103, 107, 103, 103, 103, 103)), triple(L(repeating: 1)),
+                                              triple(L(repeating: 0.2)), L(repeating: 0.7))
+        let afterFirst = Confidence.wideSupportSelection(narrow, first, intervals: &intervals)
+        #expect(afterFirst.confidence == L(0.7, 0.7, 0.7, 0.5, 0.7, 0.7, 0.7, 0.7))
+        // Second, ±2: lane 0 at 99.5 ([97.5, 101.5] meets [101, 104]) → taken; lane 1 at 98.5
+        // ([96.5, 100.5]: inside the model's interval but not the intersection) → refused, keeps the
+        // first; lane 2 at 105.5 ([103.5, 107.5]) → taken; lane 3 agrees with the model (100) but was
+        // closed → the model's.
+        let second: Confidence.KernelResult = (triple(L(99.5, 98.5, 105.5, 100, 103, 103, 103, 103)), triple(L(repeating: 1)),
+                                               triple(L(repeating: 0.3)), L(repeating: 0.9))
+        let r = Confidence.wideSupportSelection(afterFirst, second, intervals: &intervals)
+        #expect(r.value.0[0] == 99.5 && r.confidence[0] == 0.9)
+        #expect(r.value.0[1] == 103 && r.confidence[1] == 0.7)
+        #expect(r.value.0[2] == 105.5 && r.confidence[2] == 0.9)
+        #expect(r.value.0[3] == 100 && r.confidence[3] == 0.5)
+        #expect(intervals.open[0] && !intervals.open[1] && intervals.open[2] && !intervals.open[3])
+        // Lane 0's intersection is now [101, 101.5], lane 2's [103.5, 104] (σ from a fast inverse
+        // square root: to 1e-5).
+        func near(_ a: Float, _ b: Float) -> Bool { abs(a - b) < 1e-3 }
+        #expect(near(intervals.low.1[0], 101) && near(intervals.high.1[0], 101.5))
+        #expect(near(intervals.low.2[2], 103.5) && near(intervals.high.2[2], 104))
     }
 }

@@ -158,7 +158,7 @@ public enum FusionPipeline {
             cameraToXYZ: rendering.cameraToXYZ, image: D.difference, flags: D.flags)
         rendering = rendering.withScale(scale)
 
-        // 4b + 6. The flash-guided models of D (two window sizes), then in one pass the noise-reduced D
+        // 4b + 6. The flash-guided models of D (three window sizes), then in one pass the noise-reduced D
         // and the confidence.
         // Buffers nothing reads any more are written over instead of fresh ones (whose pages the
         // kernel faults in and zeroes: at 12 MP, 48 MB a plane): the ambient frame's samples (not
@@ -170,7 +170,7 @@ public enum FusionPipeline {
                                                  reusing: options.renderFallback ? [] : A.image.take().samples,
                                                  scratch: &scratch)
         timings.lap("noiseReduction")
-        let wide = options.noiseReduction.wideModel(estimate: D, flash: F, scratch: &scratch)
+        let wide = options.noiseReduction.wideModels(estimate: D, flash: F, scratch: &scratch)
         timings.lap("noiseReductionWide")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: rendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),

@@ -61,19 +61,19 @@ public enum Confidence {
     /// by pixel against the unfiltered value: where they differ by more than 2 — fully by 3 —
     /// standard deviations the model missed that pixel and the unfiltered value takes over) and
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
-    /// frame `D` was made from. With a `wide` model (the same geometry and subsampling, wider
-    /// windows: `NoiseReduction.wideModel`), a pixel the model leaves unsure may take the wide
-    /// windows' value instead (`wideSupportSelection`). With `recordUncertainty`, the per-pixel
+    /// frame `D` was made from. With `wide` models (the same geometry and subsampling, wider windows
+    /// in increasing order: `NoiseReduction.wideModels`), a pixel the model leaves unsure may take a
+    /// wider support's value instead (`wideSupport`, `wideSupportSelection`). With `recordUncertainty`, the per-pixel
     /// variances are returned too. The map is written into `storage` when it is large enough (a
     /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
-    public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: GuidedModel? = nil,
+    public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],
                                     flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
                                     recordUncertainty: Bool = false,
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
-        precondition(wide.map { $0.width == w && $0.height == h && $0.subsampling == model.subsampling } ?? true)
+        precondition(wide.allSatisfy { $0.width == w && $0.height == h && $0.subsampling == model.subsampling })
         let delta = exposureRatioUncertainty
         let xyz = rendering.matrix(to: .xyz), white = WhitePoint.d65XYZ
         // Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
@@ -99,14 +99,14 @@ public enum Confidence {
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
         flags.withUnsafeBufferPointer { flBuffer in
         model.planes.withUnsafeBufferPointer { mBuffer in
-        (wide?.planes ?? []).withUnsafeBufferPointer { wBuffer in
+        withPlanes(of: wide[...]) { wBuffers in
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffer, x0Buffer, x1Buffer, txBuffer))
-            let hasWide = wide != nil
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffers, x0Buffer, x1Buffer, txBuffer))
+            let wideCount = wide.count
             forEachRowBand(rowCount: h) { rows in
                 let (f, flags, planes, widePlanes, x0, x1, tx) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd and the
@@ -114,8 +114,8 @@ public enum Confidence {
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
                 let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
-                // (The wide model's ten rows, if any, follow the model's.)
-                let coefficientRows = hasWide ? 20 : 10
+                // (The wide models' ten rows each, if any, follow the model's.)
+                let coefficientRows = 10 * (1 + wideCount)
                 let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: coefficientRows * padded)
                 coefficients.initialize(repeating: 0, count: coefficientRows * padded)
                 let invalid = UnsafeMutablePointer<Float>.allocate(capacity: padded)
@@ -175,7 +175,9 @@ public enum Confidence {
                 }
                 for y in rows {
                     interpolateRow(y, planes: planes, into: coefficients)
-                    if hasWide { interpolateRow(y, planes: widePlanes, into: coefficients + 10 * padded) }
+                    for (s, planes) in widePlanes.enumerated() {
+                        interpolateRow(y, planes: planes, into: coefficients + 10 * (1 + s) * padded)
+                    }
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
                     // through shifted pointers, so that the loops have no index arithmetic to check.)
@@ -194,11 +196,18 @@ public enum Confidence {
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
-                               wide: hasWide, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
+                               wideCount: wideCount, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
         }}}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
+    }
+
+    /// `body` with the planes of each model in `models` as buffers (kept alive and unmoved during the call).
+    static func withPlanes<R>(of models: ArraySlice<GuidedModel>, _ buffers: [UnsafeBufferPointer<Float>] = [],
+                              _ body: ([UnsafeBufferPointer<Float>]) -> R) -> R {
+        guard let first = models.first else { return body(buffers) }
+        return first.planes.withUnsafeBufferPointer { withPlanes(of: models.dropFirst(), buffers + [$0], body) }
     }
 
     /// Where one row's results go: the filtered value (which replaces `D` in place, read before it
@@ -215,11 +224,11 @@ public enum Confidence {
     /// vector register and the kernel's many live vectors were spilled around each one. Full vectors
     /// read and write the row in place; the partial vector at the row's end goes through `tail`
     /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
-    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart and, when
-    /// `wide`, the wide model's ten after them (from `coefficients + 10·stride`); only the wide
-    /// windows' kernel is a call (`wideSupport`).
+    /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart and the
+    /// `wideCount` wide models' ten each after them (from `coefficients + 10·stride`); only the wide
+    /// windows' kernels are a call (`wideSupport`).
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
-                           coefficients: UnsafePointer<Float>, stride padded: Int, wide: Bool, invalid: UnsafePointer<Float>,
+                           coefficients: UnsafePointer<Float>, stride padded: Int, wideCount: Int, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
@@ -247,8 +256,9 @@ public enum Confidence {
             // The wide windows where the intersection-of-confidence-intervals rule accepts them; only
             // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
             // (Invalid pixels, and the padding past the row's end, have confidence 0 either way.)
-            if wide && ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
-                r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, stride: padded, at: x, invalid: invalidV, constants)
+            if wideCount > 0 && ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
+                r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, count: wideCount, stride: padded, at: x,
+                                invalid: invalidV, constants)
             }
             store(r.value.0, d.0, x); store(r.value.1, d.1, x); store(r.value.2, d.2, x)
             store(r.confidence, confidence, x)
@@ -312,50 +322,83 @@ public enum Confidence {
     /// kernel's cost.
     static let wideSupportSkipConfidence: Float = 0.9
 
-    /// The wide windows' result for one vector (ten coefficient rows at `c`, `stride` apart), and the
-    /// choice between it and the model windows' `narrow` (`wideSupportSelection`). Not inlined: a
-    /// second copy of the kernel in `processRow` made it several times slower to compile, and only
-    /// vectors with an uncertain pixel get here.
+    /// The wide windows' result for one vector: each wide model in turn (`count` sets of ten
+    /// coefficient rows from `c`, `stride` apart, in increasing size) evaluated and chosen or refused
+    /// against the supports before it (`wideSupportSelection`), until no pixel's intervals intersect
+    /// any more. Not inlined: a second copy of the kernel in `processRow` made it several times slower
+    /// to compile, and only vectors with an uncertain pixel get here.
     @inline(never)
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
-                            coefficients c: UnsafePointer<Float>, stride padded: Int, at x: Int, invalid: Lanes,
+                            coefficients c: UnsafePointer<Float>, count: Int, stride padded: Int, at x: Int, invalid: Lanes,
                             _ k: KernelConstants) -> KernelResult {
         @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes { Self.lanes(at: p + x) }
-        let wide = kernel(f: f, d: d,
-                          a: (load(c), load(c + 3 * padded), load(c + 6 * padded)),
-                          b: (load(c + padded), load(c + 4 * padded), load(c + 7 * padded)),
-                          sd: (load(c + 2 * padded), load(c + 5 * padded), load(c + 8 * padded)),
-                          overlap: load(c + 9 * padded), invalid: invalid, k)
-        return wideSupportSelection(narrow, wide)
+        var result = narrow, intervals = SupportIntervals(narrow)
+        for s in 0..<count {
+            let cs = c + 10 * s * padded
+            let wide = kernel(f: f, d: d,
+                              a: (load(cs), load(cs + 3 * padded), load(cs + 6 * padded)),
+                              b: (load(cs + padded), load(cs + 4 * padded), load(cs + 7 * padded)),
+                              sd: (load(cs + 2 * padded), load(cs + 5 * padded), load(cs + 8 * padded)),
+                              overlap: load(cs + 9 * padded), invalid: invalid, k)
+            result = wideSupportSelection(result, wide, intervals: &intervals)
+            guard intervals.open.anyLane else { break }
+        }
+        return result
+    }
+
+    /// The intersection of the confidence intervals `value ± Γσ` (σ from the independent variance) of
+    /// the supports tried so far, per channel, and the lanes where it is not empty.
+    struct SupportIntervals {
+        var low: (Lanes, Lanes, Lanes), high: (Lanes, Lanes, Lanes)
+        var open: SIMDMask<SIMD8<Int32>>
+
+        /// The intervals of one support (`Γ·√v` either side; a variance of 0 gives a point).
+        static func bounds(_ r: KernelResult) -> (low: (Lanes, Lanes, Lanes), high: (Lanes, Lanes, Lanes)) {
+            // √v = v·v^(−½) (0 for a variance of 0: the interval is then the value alone).
+            @inline(always) func halfWidth(_ v: Lanes) -> Lanes { wideSupportThreshold * (v * v.fastInverseSquareRoot(newtonSteps: 2)) }
+            let h = (halfWidth(r.independent.0), halfWidth(r.independent.1), halfWidth(r.independent.2))
+            return ((r.value.0 - h.0, r.value.1 - h.1, r.value.2 - h.2), (r.value.0 + h.0, r.value.1 + h.1, r.value.2 + h.2))
+        }
+
+        /// The model windows' intervals, open in every lane.
+        init(_ narrow: KernelResult) {
+            (low, high) = Self.bounds(narrow)
+            open = SIMDMask(repeating: true)
+        }
     }
 
     /// Adaptive support by the intersection of confidence intervals (ICI; Goldenshluger & Nemirovski,
-    /// Math. Methods Statist. 6(2), 1997; Katkovnik, IEEE TSP 47(9), 1999 — Lepski's method): the
-    /// wide windows' estimate is taken where it is the more certain one and, in every channel, its
-    /// interval `±Γσ` intersects the model windows' (`|D_wide − D| ≤ Γ(σ + σ_wide)`, σ from the
-    /// independent variances). In a flat region the two agree and the wider average wins; near
-    /// structure the flash frame does not explain, the wide windows' bias moves their estimate
-    /// outside the narrow interval and the narrow one stays (their own misfit is in their variance too).
+    /// Math. Methods Statist. 6(2), 1997; Katkovnik, IEEE TSP 47(9), 1999 — Lepski's method): a wider
+    /// support's estimate is taken where it is the more certain one and, in every channel, its
+    /// interval `±Γσ` meets the intersection of the smaller supports' intervals (`intervals`, which
+    /// it then narrows; for the first wide support that is `|D_wide − D| ≤ Γ(σ + σ_wide)`). Where it
+    /// does not, the lane is closed: no wider support is tried. In a flat region the estimates agree
+    /// and the widest wins; near structure the flash frame does not explain, a wide support's bias
+    /// moves its estimate outside the intersection and the smaller one stays (their own misfit is in
+    /// their variance too).
     @inline(always)
-    static func wideSupportSelection(_ narrow: KernelResult, _ wide: KernelResult) -> KernelResult {
-        @inline(always) func agrees(_ a: Lanes, _ b: Lanes, _ va: Lanes, _ vb: Lanes) -> SIMDMask<SIMD8<Int32>> {
-            // √v = v·v^(−½) (0 for a variance of 0: the bound is then 0, and only an equal value agrees).
-            let bound = wideSupportThreshold * (va * va.fastInverseSquareRoot(newtonSteps: 2)
-                                                + vb * vb.fastInverseSquareRoot(newtonSteps: 2))
-            let e = a - b
-            return e * e .<= bound * bound
+    static func wideSupportSelection(_ current: KernelResult, _ wide: KernelResult, intervals: inout SupportIntervals) -> KernelResult {
+        let (low, high) = SupportIntervals.bounds(wide)
+        let meets = intervals.open
+            .& (low.0 .<= intervals.high.0) .& (high.0 .>= intervals.low.0)
+            .& (low.1 .<= intervals.high.1) .& (high.1 .>= intervals.low.1)
+            .& (low.2 .<= intervals.high.2) .& (high.2 .>= intervals.low.2)
+        intervals.open = meets
+        guard meets.anyLane else { return current }
+        @inline(always) func narrowed(_ a: (Lanes, Lanes, Lanes), _ b: (Lanes, Lanes, Lanes), _ f: (Lanes, Lanes) -> Lanes) -> (Lanes, Lanes, Lanes) {
+            (a.0.replacing(with: f(a.0, b.0), where: meets), a.1.replacing(with: f(a.1, b.1), where: meets),
+             a.2.replacing(with: f(a.2, b.2), where: meets))
         }
-        let take = (wide.confidence .> narrow.confidence)
-            .& agrees(narrow.value.0, wide.value.0, narrow.independent.0, wide.independent.0)
-            .& agrees(narrow.value.1, wide.value.1, narrow.independent.1, wide.independent.1)
-            .& agrees(narrow.value.2, wide.value.2, narrow.independent.2, wide.independent.2)
-        guard take.anyLane else { return narrow }
+        intervals.low = narrowed(intervals.low, low, pointwiseMax)
+        intervals.high = narrowed(intervals.high, high, pointwiseMin)
+        let take = meets .& (wide.confidence .> current.confidence)
+        guard take.anyLane else { return current }
         @inline(always) func pick(_ n: Lanes, _ w: Lanes) -> Lanes { n.replacing(with: w, where: take) }
         @inline(always) func pick(_ n: (Lanes, Lanes, Lanes), _ w: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
             (pick(n.0, w.0), pick(n.1, w.1), pick(n.2, w.2))
         }
-        return (pick(narrow.value, wide.value), pick(narrow.independent, wide.independent),
-                pick(narrow.guideGain, wide.guideGain), pick(narrow.confidence, wide.confidence))
+        return (pick(current.value, wide.value), pick(current.independent, wide.independent),
+                pick(current.guideGain, wide.guideGain), pick(current.confidence, wide.confidence))
     }
 
     /// What the kernel needs besides the pixels.

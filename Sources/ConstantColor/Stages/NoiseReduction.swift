@@ -45,23 +45,25 @@ public struct NoiseReduction: Sendable {
     public var subsampling: Int = 2
     /// ε in units of the averaged guide's noise variance.
     public var regularization: Float = 4
-    /// Radius of the wide windows (in averaged pixels) that each pixel may take instead where they
-    /// agree with the model's and are more certain (`Confidence.wideSupportSelection`, the
-    /// intersection-of-confidence-intervals rule); 6, twice the default radius (one dyadic step).
-    /// Nil, or not above `radius`: one window size.
-    public var wideRadius: Int? = 6
+    /// Radii of the wide windows (in averaged pixels), in increasing order, that each pixel may take
+    /// instead where they agree with all the smaller ones and are more certain
+    /// (`Confidence.wideSupportSelection`, the intersection-of-confidence-intervals rule); 6 and 12,
+    /// dyadic steps from the default radius. Radii not above `radius` are skipped; empty: one window
+    /// size.
+    public var wideRadii: [Int] = [6, 12]
 
-    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support) and 13×13 wide windows,
+    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support), 13×13 and 25×25 wide windows,
     /// ε = 4 noise variances.
     public init() {}
 
-    /// The model with the wide windows (`wideRadius`), its working planes in `scratch` as `model`'s;
-    /// nil when there are none.
-    public func wideModel(estimate: DarkRoomEstimate, flash: LinearFrame, scratch: inout [Float]) -> GuidedModel? {
-        guard let r = wideRadius, r > radius else { return nil }
-        var wide = self
-        wide.radius = r
-        return wide.model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
+    /// The models with the wide windows (`wideRadii`, those above `radius`), in increasing order,
+    /// their working planes in `scratch` as `model`'s.
+    public func wideModels(estimate: DarkRoomEstimate, flash: LinearFrame, scratch: inout [Float]) -> [GuidedModel] {
+        wideRadii.filter { $0 > radius }.sorted().map { r in
+            var wide = self
+            wide.radius = r
+            return wide.model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
+        }
     }
 
     /// The low-resolution guided model of `estimate` (made from the normalized `flash` frame).
