@@ -324,8 +324,8 @@ public enum Confidence {
 
     /// The wide windows' result for one vector: each wide model in turn (`count` sets of ten
     /// coefficient rows from `c`, `stride` apart, in increasing size) evaluated and chosen or refused
-    /// against the supports before it (`wideSupportSelection`), until no pixel's intervals intersect
-    /// any more. Not inlined: a second copy of the kernel in `processRow` made it several times slower
+    /// against the supports before it (`wideSupportSelection`), until no pixel short of
+    /// `wideSupportSkipConfidence` has intersecting intervals any more. Not inlined: a second copy of the kernel in `processRow` made it several times slower
     /// to compile, and only vectors with an uncertain pixel get here.
     @inline(never)
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
@@ -341,7 +341,8 @@ public enum Confidence {
                               sd: (load(cs + 2 * padded), load(cs + 5 * padded), load(cs + 8 * padded)),
                               overlap: load(cs + 9 * padded), invalid: invalid, k)
             result = wideSupportSelection(result, wide, intervals: &intervals)
-            guard intervals.open.anyLane else { break }
+            // On while a lane is open and short of `wideSupportSkipConfidence` (as for the first).
+            guard (intervals.open .& (result.confidence .< wideSupportSkipConfidence) .& (invalid .== 0)).anyLane else { break }
         }
         return result
     }
