@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import ConstantColor
 
-/// The adaptive window size of the noise reduction (`Confidence.wideSupportSelection`): the wide
-/// windows where they agree with the model's and are more certain, the model's elsewhere.
+/// The adaptive window size of the noise reduction (`Confidence.wideSupport`, `wideSupportSelection`):
+/// a wider support where its interval meets all the smaller supports' and it is more certain, the
+/// smaller one elsewhere.
 @Suite("Noise reduction: wide windows by the intersection of confidence intervals")
 struct WideSupportTests {
     let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2, isoSpeed: 100)

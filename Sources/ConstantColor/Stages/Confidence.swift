@@ -127,7 +127,7 @@ public enum Confidence {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
                     tailIn.deallocate()
                 }
-                /// Row `y` of a model's ten coefficient planes (`planes`: the model's or the wide one's,
+                /// Row `y` of a model's ten coefficient planes (`planes`: the model's or a wide one's,
                 /// same geometry) into `coefficients`: vertical interpolation into `row`, then horizontal
                 /// interpolation and normalization by the interpolated weight. With 2×2 blocks, pixel 2k
                 /// takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1 (GuidedModel.taps):
@@ -247,12 +247,7 @@ public enum Confidence {
                                     guideGain: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?) {
             let fv = (load(f.0, x), load(f.1, x), load(f.2, x)), dv = (load(d.0, x), load(d.1, x), load(d.2, x))
             let invalidV = load(invalid, x)
-            var r = kernel(f: fv, d: dv,
-                           a: (load(c, x), load(c + 3 * padded, x), load(c + 6 * padded, x)),
-                           b: (load(c + padded, x), load(c + 4 * padded, x), load(c + 7 * padded, x)),
-                           sd: (load(c + 2 * padded, x), load(c + 5 * padded, x), load(c + 8 * padded, x)),
-                           overlap: load(c + 9 * padded, x),
-                           invalid: invalidV, constants)
+            var r = kernel(f: fv, d: dv, coefficients: c, stride: padded, at: x, invalid: invalidV, constants)
             // The wide windows where the intersection-of-confidence-intervals rule accepts them; only
             // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
             // (Invalid pixels, and the padding past the row's end, have confidence 0 either way.)
@@ -316,10 +311,10 @@ public enum Confidence {
     /// Γ of the intersection-of-confidence-intervals rule (`wideSupportSelection`).
     static let wideSupportThreshold: Float = 2
 
-    /// Vectors whose every pixel has at least this confidence from the model's windows do not try
-    /// the wide ones: their σ is below 1 ΔE00 chroma (about a just-noticeable difference), which
-    /// more averaging would not change visibly, while evaluating the wide windows doubles the
-    /// kernel's cost.
+    /// Vectors whose every valid pixel has at least this confidence from the model's windows do not
+    /// try the wide ones, nor a wider one once every valid pixel still climbing has it: their σ is
+    /// below 1 ΔE00 chroma (about a just-noticeable difference), which more averaging would not
+    /// change visibly, while each wide model evaluated costs as much as the model's kernel.
     static let wideSupportSkipConfidence: Float = 0.9
 
     /// The wide windows' result for one vector: each wide model in turn (`count` sets of ten
@@ -331,15 +326,9 @@ public enum Confidence {
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
                             coefficients c: UnsafePointer<Float>, count: Int, stride padded: Int, at x: Int, invalid: Lanes,
                             _ k: KernelConstants) -> KernelResult {
-        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes { Self.lanes(at: p + x) }
         var result = narrow, intervals = SupportIntervals(narrow)
         for s in 0..<count {
-            let cs = c + 10 * s * padded
-            let wide = kernel(f: f, d: d,
-                              a: (load(cs), load(cs + 3 * padded), load(cs + 6 * padded)),
-                              b: (load(cs + padded), load(cs + 4 * padded), load(cs + 7 * padded)),
-                              sd: (load(cs + 2 * padded), load(cs + 5 * padded), load(cs + 8 * padded)),
-                              overlap: load(cs + 9 * padded), invalid: invalid, k)
+            let wide = kernel(f: f, d: d, coefficients: c + 10 * s * padded, stride: padded, at: x, invalid: invalid, k)
             result = wideSupportSelection(result, wide, intervals: &intervals)
             // On while a lane is open and short of `wideSupportSkipConfidence` (as for the first).
             guard (intervals.open .& (result.confidence .< wideSupportSkipConfidence) .& (invalid .== 0)).anyLane else { break }
@@ -410,6 +399,19 @@ public enum Confidence {
         var delta: Float
         /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
+    }
+
+    /// The kernel on the vector at `x` of one model's ten interpolated coefficient rows (from `c`,
+    /// `stride` apart: ā, b̄, sd per channel, the overlap factor).
+    @inline(always)
+    static func kernel(f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes), coefficients c: UnsafePointer<Float>,
+                       stride padded: Int, at x: Int, invalid: Lanes, _ k: KernelConstants) -> KernelResult {
+        @inline(always) func load(_ p: UnsafePointer<Float>) -> Lanes { Self.lanes(at: p + x) }
+        return kernel(f: f, d: d,
+                      a: (load(c), load(c + 3 * padded), load(c + 6 * padded)),
+                      b: (load(c + padded), load(c + 4 * padded), load(c + 7 * padded)),
+                      sd: (load(c + 2 * padded), load(c + 5 * padded), load(c + 8 * padded)),
+                      overlap: load(c + 9 * padded), invalid: invalid, k)
     }
 
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,

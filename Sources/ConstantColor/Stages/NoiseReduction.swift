@@ -56,10 +56,10 @@ public struct NoiseReduction: Sendable {
     /// ε = 4 noise variances.
     public init() {}
 
-    /// The models with the wide windows (`wideRadii`, those above `radius`), in increasing order,
-    /// their working planes in `scratch` as `model`'s.
+    /// The models with the wide windows (`wideRadii`, those above `radius`, each once), in increasing
+    /// order, their working planes in `scratch` as `model`'s.
     public func wideModels(estimate: DarkRoomEstimate, flash: LinearFrame, scratch: inout [Float]) -> [GuidedModel] {
-        wideRadii.filter { $0 > radius }.sorted().map { r in
+        Set(wideRadii.filter { $0 > radius }).sorted().map { r in
             var wide = self
             wide.radius = r
             return wide.model(estimate: estimate, flash: flash, reusing: [], scratch: &scratch)
