@@ -54,9 +54,9 @@ struct NoiseReductionTests {
         -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
         let model = NoiseReduction().model(estimate: d, flash: flash)
         var scratch: [Float] = []
-        let wideModel = wide ? NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch) : []
+        let wideModels = wide ? NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
-        return Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: flash, rendering: rendering,
+        return Confidence.filterAndMap(estimate: &d, model: model, wide: wideModels, flash: flash, rendering: rendering,
                                        recordUncertainty: true)
     }
 

@@ -27,9 +27,9 @@ struct WideSupportTests {
         var d = DarkRoomEstimate(flash: frames.flash, ambient: frames.ambient, registration: Self.identity)
         let model = settings.model(estimate: d, flash: frames.flash)
         var scratch: [Float] = []
-        let wideModel = wide ? settings.wideModels(estimate: d, flash: frames.flash, scratch: &scratch) : []
+        let wideModels = wide ? settings.wideModels(estimate: d, flash: frames.flash, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-3)
-        let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModel, flash: frames.flash,
+        let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModels, flash: frames.flash,
                                         rendering: rendering, recordUncertainty: true)
         let u = r.uncertainty!, n = w * h
         let variance = (0..<(3 * n)).map { i in
@@ -103,12 +103,14 @@ struct WideSupportTests {
         #expect(abs(b.adaptive - b.narrow) < 3 * standardError, "adaptive \(b.adaptive), 7×7 \(b.narrow)")
     }
 
+    /// The same vector in the three channels.
+    static func triple(_ v: Confidence.Lanes) -> (Confidence.Lanes, Confidence.Lanes, Confidence.Lanes) { (v, v, v) }
+
     @Test("the rule lane by lane: the wide result where it is more confident and within ±2(σ + σ_wide) in every channel; the model's where it is less confident, outside the interval in any one channel, or has no variance")
     func selectionRule() {
         typealias L = Confidence.Lanes
-        func triple(_ v: L) -> (L, L, L) { (v, v, v) }
         // Narrow: value 100, variance 4 (σ 2), confidence 0.5 in every lane.
-        let narrow: Confidence.KernelResult = (triple(L(repeating: 100)), triple(L(repeating: 4)), triple(L(repeating: 0.1)), L(repeating: 0.5))
+        let narrow: Confidence.KernelResult = (Self.triple(L(repeating: 100)), Self.triple(L(repeating: 4)), Self.triple(L(repeating: 0.1)), L(repeating: 0.5))
         // Wide (σ 1, so the bound is 2·(2 + 1) = 6), lane by lane:
         // 0 agrees and more confident → wide; 1 just inside (105.9) → wide; 2 just outside (106.1) → narrow;
         // 3 less confident → narrow; 4 blue disagrees (−7) → narrow; 5 equal confidence → narrow;
@@ -116,7 +118,7 @@ struct WideSupportTests {
         let value = L(101, 105.9, 106.1, 100, 100, 100, 94.5, 100)
         var blue = L(repeating: 100); blue[4] = 93
         let confidence = L(0.9, 0.9, 0.9, 0.4, 0.9, 0.5, 0.9, .nan)
-        let wide: Confidence.KernelResult = ((value, L(repeating: 100), blue), triple(L(repeating: 1)), triple(L(repeating: 0.2)), confidence)
+        let wide: Confidence.KernelResult = ((value, L(repeating: 100), blue), Self.triple(L(repeating: 1)), Self.triple(L(repeating: 0.2)), confidence)
         var intervals = Confidence.SupportIntervals(narrow)
         let r = Confidence.wideSupportSelection(narrow, wide, intervals: &intervals)
         let takesWide = [true, true, false, false, false, false, true, false]
@@ -129,7 +131,7 @@ struct WideSupportTests {
             #expect(r.confidence[lane] == (w ? 0.9 : 0.5), "lane \(lane)")
         }
         // A variance of 0 in both: the bound is 0, and only an equal value agrees.
-        let exact: Confidence.KernelResult = (triple(L(repeating: 100)), triple(L(repeating: 0)), triple(L(repeating: 0)), L(repeating: 0.5))
+        let exact: Confidence.KernelResult = (Self.triple(L(repeating: 100)), Self.triple(L(repeating: 0)), Self.triple(L(repeating: 0)), L(repeating: 0.5))
         var shifted = exact; shifted.value.0 = L(100, 100.5, 100, 100, 100, 100, 100, 100); shifted.confidence = L(repeating: 0.9)
         var exactIntervals = Confidence.SupportIntervals(exact)
         let z = Confidence.wideSupportSelection(exact, shifted, intervals: &exactIntervals)
@@ -139,22 +141,21 @@ struct WideSupportTests {
     @Test("the ladder of wider supports: each must meet the intersection of all the smaller supports' intervals, not only the model's; a lane refused once is closed to the wider ones")
     func ladderIntersectsAllSmallerIntervals() {
         typealias L = Confidence.Lanes
-        func triple(_ v: L) -> (L, L, L) { (v, v, v) }
         // The model's windows: 100 ± 2·2 = [96, 104], confidence 0.5.
-        let narrow: Confidence.KernelResult = (triple(L(repeating: 100)), triple(L(repeating: 4)), triple(L(repeating: 0.1)), L(repeating: 0.5))
+        let narrow: Confidence.KernelResult = (Self.triple(L(repeating: 100)), Self.triple(L(repeating: 4)), Self.triple(L(repeating: 0.1)), L(repeating: 0.5))
         var intervals = Confidence.SupportIntervals(narrow)
         // First wide support, ±2 (variance 1): lanes 0–2 at 103 ([101, 105], meets; intersection
         // [101, 104]); lane 3 at 107 ([105, 109], refused: closed).
-        let first: Confidence.KernelResult = (triple(L(103, 103, 103, 107, 103, 103, 103, 103)), triple(L(repeating: 1)),
-                                              triple(L(repeating: 0.2)), L(repeating: 0.7))
+        let first: Confidence.KernelResult = (Self.triple(L(103, 103, 103, 107, 103, 103, 103, 103)), Self.triple(L(repeating: 1)),
+                                              Self.triple(L(repeating: 0.2)), L(repeating: 0.7))
         let afterFirst = Confidence.wideSupportSelection(narrow, first, intervals: &intervals)
         #expect(afterFirst.confidence == L(0.7, 0.7, 0.7, 0.5, 0.7, 0.7, 0.7, 0.7))
         // Second, ±2: lane 0 at 99.5 ([97.5, 101.5] meets [101, 104]) → taken; lane 1 at 98.5
         // ([96.5, 100.5]: inside the model's interval but not the intersection) → refused, keeps the
         // first; lane 2 at 105.5 ([103.5, 107.5]) → taken; lane 3 agrees with the model (100) but was
         // closed → the model's.
-        let second: Confidence.KernelResult = (triple(L(99.5, 98.5, 105.5, 100, 103, 103, 103, 103)), triple(L(repeating: 1)),
-                                               triple(L(repeating: 0.3)), L(repeating: 0.9))
+        let second: Confidence.KernelResult = (Self.triple(L(99.5, 98.5, 105.5, 100, 103, 103, 103, 103)), Self.triple(L(repeating: 1)),
+                                               Self.triple(L(repeating: 0.3)), L(repeating: 0.9))
         let r = Confidence.wideSupportSelection(afterFirst, second, intervals: &intervals)
         #expect(r.value.0[0] == 99.5 && r.confidence[0] == 0.9)
         #expect(r.value.0[1] == 103 && r.confidence[1] == 0.7)
