@@ -63,8 +63,8 @@ public enum Confidence {
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
     /// frame `D` was made from. With `wide` models (the same geometry and subsampling, wider windows
     /// in increasing order: `NoiseReduction.wideModels`), a pixel the model leaves unsure may take a
-    /// wider support's value instead (`wideSupport`, `wideSupportSelection`). With `recordUncertainty`, the per-pixel
-    /// variances are returned too. The map is written into `storage` when it is large enough (a
+    /// wider support's value instead (`wideSupport`, `wideSupportSelection`). With
+    /// `recordUncertainty`, the per-pixel variances are returned too. The map is written into `storage` when it is large enough (a
     /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],
                                     flash: LinearFrame, rendering: ColorRendering,
@@ -319,9 +319,10 @@ public enum Confidence {
 
     /// The wide windows' result for one vector: each wide model in turn (`count` sets of ten
     /// coefficient rows from `c`, `stride` apart, in increasing size) evaluated and chosen or refused
-    /// against the supports before it (`wideSupportSelection`), until no pixel short of
-    /// `wideSupportSkipConfidence` has intersecting intervals any more. Not inlined: a second copy of the kernel in `processRow` made it several times slower
-    /// to compile, and only vectors with an uncertain pixel get here.
+    /// against the supports before it (`wideSupportSelection`), while a valid pixel whose intervals
+    /// still intersect is short of `wideSupportSkipConfidence`. Not inlined: a second copy of the
+    /// kernel in `processRow` made it several times slower to compile, and only vectors with an
+    /// uncertain pixel get here.
     @inline(never)
     static func wideSupport(_ narrow: KernelResult, f: (Lanes, Lanes, Lanes), d: (Lanes, Lanes, Lanes),
                             coefficients c: UnsafePointer<Float>, count: Int, stride padded: Int, at x: Int, invalid: Lanes,
