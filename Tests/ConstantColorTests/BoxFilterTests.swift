@@ -60,4 +60,13 @@ struct BoxFilterTests {
         // enters, subtract the one that leaves) kept 10 000's rounding, about 1e-3 of these means.
         #expect(worst < 1e-5, "relative error below the edge \(worst)")
     }
+
+    @Test("a constant plane stays exactly constant where the windows are whole (registration's featureless frames rely on it)", arguments: [1, 3, 4, 6, 12])
+    func constantStaysConstant(radius: Int) {
+        let w = 70, h = 90, v: Float = 8.787_456
+        let out = BoxFilter.mean([Float](repeating: v, count: w * h), width: w, height: h, radius: radius)
+        var values = Set<Float>()
+        for y in radius..<(h - radius) { for x in radius..<(w - radius) { values.insert(out[y * w + x]) } }
+        #expect(values.count == 1, "\(values.count) distinct values: \(values.sorted().prefix(4))")
+    }
 }

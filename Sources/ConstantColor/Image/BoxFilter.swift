@@ -5,12 +5,13 @@ import Dispatch
 /// exist). Two separable passes. Horizontally, direct sums: `2r+1` vectorizable adds per sample,
 /// which beats a running sum (a serial dependency chain along the row) for the radii the pipeline
 /// uses (3, 6 and 12); radii other than 3 add into four partial sums (a tree, not one chain).
-/// Vertically, direct sums for radius 3 and block sums above it (`mean(_:width:height:radius:into:)`).
-/// Neither subtracts, so no sum carries the rounding of rows outside its window (moments such as
-/// `mean(I²) − mean(I)²` cancel, so rounding error matters: a running sum, adding the row that enters
-/// and subtracting the one that leaves, kept the rounding of a bright row for 2r rows below it and
-/// put 61 % of error into a window's variance just below a 200:1 edge, in a float simulation), and
-/// the result does not depend on how the rows are split into bands.
+/// Vertically, direct sums for radius 3 and block sums in Double above it
+/// (`mean(_:width:height:radius:into:)`). Neither subtracts, so no sum carries the rounding of rows
+/// outside its window (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters: a
+/// running sum, adding the row that enters and subtracting the one that leaves, kept the rounding
+/// of a bright row for 2r rows below it and put 61 % of error into a window's variance just below a
+/// 200:1 edge, in a float simulation), and the result does not depend on how the rows are split
+/// into bands.
 public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination` (both `width × height`
     /// samples); `destination` may be `source`.
@@ -56,9 +57,9 @@ public enum BoxFilter {
                 let band = bands[b], ringRows = 2 * r + 1
                 let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringRows * w)
                 // Suffix sums of the block holding y − r (from y − r on) and the prefix sum of the
-                // next block (through row `prefixThrough`).
-                let suffix = UnsafeMutablePointer<Float>.allocate(capacity: blocked ? blockRows * w : 0)
-                let prefix = UnsafeMutablePointer<Float>.allocate(capacity: blocked ? w : 0)
+                // next block (through row `prefixThrough`), in Double.
+                let suffix = UnsafeMutablePointer<Double>.allocate(capacity: blocked ? blockRows * w : 0)
+                let prefix = UnsafeMutablePointer<Double>.allocate(capacity: blocked ? w : 0)
                 var suffixBlock = -1, prefixThrough = -1
                 defer { ring.deallocate(); suffix.deallocate(); prefix.deallocate() }
                 @inline(__always) func slot(_ yy: Int) -> UnsafeMutablePointer<Float> { ring + (yy % ringRows) * w }
@@ -95,46 +96,56 @@ public enum BoxFilter {
                     // one block and the start of the next): the suffix sum of y − r's block from y − r
                     // on, plus the prefix sum of the next block through y + r. No subtraction, so every
                     // sum holds only the window's own rows and rounds like a direct sum; about three adds
-                    // a sample instead of 2r+1; and the same adds in the same order whatever the bands.
+                    // a sample instead of 2r+1; and the same result whatever the bands. The sums are
+                    // in Double, where up to 2r+1 floats of like magnitude add exactly: each output is
+                    // the exact sum of its rows' horizontal sums rounded once, whatever the split (a
+                    // constant plane stays exactly constant, which registration's featureless test needs).
                     if blocked && y - r >= 0 && y + r < h {
                         let i = y - r, k = i / blockRows, start = k * blockRows, end = start + blockRows - 1
-                        /// `target[x] = a[x] + b[x]` over the row.
-                        @inline(__always) func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
+                        typealias D8 = SIMD8<Double>
+                        @inline(__always) func loadD(_ p: UnsafePointer<Double>, _ x: Int) -> D8 {
+                            UnsafeRawPointer(p + x).loadUnaligned(as: D8.self)
+                        }
+                        @inline(__always) func loadF(_ p: UnsafePointer<Float>, _ x: Int) -> D8 {
+                            D8(UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self))
+                        }
+                        /// `target[x] = a[x] + Double(b[x])` over the row (`a` nil: 0).
+                        @inline(__always) func add(_ a: UnsafePointer<Double>?, _ b: UnsafePointer<Float>, into target: UnsafeMutablePointer<Double>) {
                             var x = 0
                             while x + 8 <= w {
-                                let sum = UnsafeRawPointer(a + x).loadUnaligned(as: SIMD8<Float>.self)
-                                    + UnsafeRawPointer(b + x).loadUnaligned(as: SIMD8<Float>.self)
-                                UnsafeMutableRawPointer(target + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+                                let sum = (a.map { loadD($0, x) } ?? D8()) + loadF(b, x)
+                                UnsafeMutableRawPointer(target + x).storeBytes(of: sum, as: D8.self)
                                 x += 8
                             }
-                            while x < w { target[x] = a[x] + b[x]; x += 1 }
+                            while x < w { target[x] = (a?[x] ?? 0) + Double(b[x]); x += 1 }
                         }
                         if suffixBlock != k {
                             // From the block's end back to y − r (all in the ring: end ≤ y + r).
-                            suffix.advanced(by: (end - start) * w).update(from: slot(end), count: w)
+                            add(nil, UnsafePointer(slot(end)), into: suffix + (end - start) * w)
                             for j in stride(from: end - 1, through: i, by: -1) {
                                 let t = suffix + (j - start) * w
-                                add(UnsafePointer(slot(j)), UnsafePointer(t + w), into: t)
+                                add(UnsafePointer(t + w), UnsafePointer(slot(j)), into: t)
                             }
                             suffixBlock = k
                         }
                         let tail = UnsafePointer(suffix + (i - start) * w)
-                        if y + r <= end {
-                            while x + 8 <= w { put(load(tail)); x += 8 }
-                        } else {
-                            // The next block's rows through y + r: one more, or from its first row.
+                        // The next block's rows through y + r: one more, or from its first row.
+                        let head: UnsafePointer<Double>? = y + r <= end ? nil : UnsafePointer(prefix)
+                        if y + r > end {
                             var from = prefixThrough + 1
                             if prefixThrough <= end {
-                                prefix.update(from: slot(end + 1), count: w)
+                                add(nil, UnsafePointer(slot(end + 1)), into: prefix)
                                 from = end + 2
                             }
                             for j in stride(from: from, through: y + r, by: 1) { add(UnsafePointer(prefix), UnsafePointer(slot(j)), into: prefix) }
                             prefixThrough = y + r
-                            while x + 8 <= w { put(load(tail) + load(UnsafePointer(prefix))); x += 8 }
                         }
-                        let head: UnsafePointer<Float>? = y + r <= end ? nil : UnsafePointer(prefix)
+                        while x + 8 <= w {
+                            put(SIMD8<Float>(loadD(tail, x) + (head.map { loadD($0, x) } ?? D8())))
+                            x += 8
+                        }
                         while x < w {
-                            o[x] = (tail[x] + (head?[x] ?? 0)) * inverse.value[x] * inverseRows
+                            o[x] = Float(tail[x] + (head?[x] ?? 0)) * inverse.value[x] * inverseRows
                             x += 1
                         }
                         continue
@@ -163,9 +174,23 @@ public enum BoxFilter {
                         put((s0 + s1) + (s2 + s3))
                         x += 8
                     }
+                    // The row's last samples one by one, added as the vector loops add them (one chain
+                    // for seven rows, else four), so that no sample depends on its lane.
                     while x < w {
-                        var sum: Float = 0
-                        for k in 0..<count { sum += rows[k][x] }
+                        var sum: Float
+                        if count == 7 {
+                            sum = 0
+                            for k in 0..<count { sum += rows[k][x] }
+                        } else {
+                            var s0 = rows[0][x], s1: Float = 0, s2: Float = 0, s3: Float = 0
+                            var k = 1
+                            while k + 4 <= count {
+                                s1 += rows[k][x]; s2 += rows[k + 1][x]; s3 += rows[k + 2][x]; s0 += rows[k + 3][x]
+                                k += 4
+                            }
+                            while k < count { s1 += rows[k][x]; k += 1 }
+                            sum = (s0 + s1) + (s2 + s3)
+                        }
                         o[x] = sum * inverse.value[x] * inverseRows
                         x += 1
                     }
@@ -212,7 +237,20 @@ public enum BoxFilter {
             UnsafeMutableRawPointer(t + x).storeBytes(of: (s0 + s1) + (s2 + s3), as: SIMD8<Float>.self)
             x += 8
         }
-        while x < w { t[x] = clipped(x); x += 1 }
+        // The rest one by one: whole windows added as the vector loop adds them (radius 3: one chain
+        // from x − 3, as `clipped`), so that no sample depends on its lane.
+        @inline(__always) func whole(_ x: Int) -> Float {
+            if r == 3 { return clipped(x) }
+            var s0 = s[x - r], s1: Float = 0, s2: Float = 0, s3: Float = 0
+            var k = 1 - r
+            while k + 3 <= r {
+                s1 += s[x + k]; s2 += s[x + k + 1]; s3 += s[x + k + 2]; s0 += s[x + k + 3]
+                k += 4
+            }
+            while k <= r { s1 += s[x + k]; k += 1 }
+            return (s0 + s1) + (s2 + s3)
+        }
+        while x < w { t[x] = x < interiorEnd ? whole(x) : clipped(x); x += 1 }
     }
 
     /// Convenience: the box mean of a row-major plane as a new array.
