@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 @testable import ConstantColor
@@ -19,8 +20,8 @@ struct BoxFilterTests {
     func matchesBruteForce(radius: Int) {
         var rng = SplitMix(seed: UInt64(radius) + 1)
         // (41×70 and 9×130 split into several row bands on a multi-core machine: in place, a band's
-        // neighbours overwrite the rows beyond its ends. 23×400: radii above 3 move their window sums
-        // down row by row and sum afresh every 2r+1 rows.)
+        // neighbours overwrite the rows beyond its ends; `inPlaceWithBands` forces the splits. 23×400:
+        // radii above 3 take block sums over many blocks; 5×60 only the scalar tails.)
         for (w, h) in [(37, 23), (5, 4), (1, 9), (41, 70), (9, 130), (23, 400), (5, 60)] {
             let p = (0..<(w * h)).map { _ in Float(rng.uniform() * 1000 - 200) }
             let expected = Self.bruteForce(p, w, h, radius)
@@ -61,12 +62,42 @@ struct BoxFilterTests {
         #expect(worst < 1e-5, "relative error below the edge \(worst)")
     }
 
-    @Test("a constant plane stays exactly constant where the windows are whole (registration's featureless frames rely on it)", arguments: [1, 3, 4, 6, 12])
+    @Test("a constant plane stays uniform where the windows are whole, whichever lane or block boundary a sample falls on (registration's featureless frames rely on it)", arguments: [1, 2, 3, 4, 6, 12])
     func constantStaysConstant(radius: Int) {
         let w = 70, h = 90, v: Float = 8.787_456
         let out = BoxFilter.mean([Float](repeating: v, count: w * h), width: w, height: h, radius: radius)
         var values = Set<Float>()
         for y in radius..<(h - radius) { for x in radius..<(w - radius) { values.insert(out[y * w + x]) } }
         #expect(values.count == 1, "\(values.count) distinct values: \(values.sorted().prefix(4))")
+    }
+
+    @Test("in place over forced row bands (one shorter than the radius, splits inside blocks), and values of exponents 10⁻⁸ to 10⁸ (where the Double sums round): the same as out of place over one band, and near the direct mean", arguments: [2, 3, 6, 12])
+    func inPlaceWithBands(radius: Int) {
+        var rng = SplitMix(seed: 91 + UInt64(radius))
+        let w = 19, h = 150
+        let p = (0..<(w * h)).map { _ in Float(pow(10, rng.uniform() * 16 - 8) * (rng.uniform() < 0.5 ? -1 : 1)) }
+        let expected = Self.bruteForce(p, w, h, radius)
+        var reference = [Float](repeating: .nan, count: w * h)
+        p.withUnsafeBufferPointer { source in
+            reference.withUnsafeMutableBufferPointer { BoxFilter.mean(source, width: w, height: h, radius: radius, into: $0, bands: [0..<h]) }
+        }
+        for bands in [[0..<1, 1..<40, 40..<41, 41..<97, 97..<h], [0..<13, 13..<26, 26..<h]] {
+            var inPlace = p
+            inPlace.withUnsafeMutableBufferPointer { b in
+                BoxFilter.mean(UnsafeBufferPointer(b), width: w, height: h, radius: radius, into: b, bands: bands)
+            }
+            #expect(inPlace == reference, "bands \(bands)")
+        }
+        // Sums of terms up to 10⁸ and of either sign: the error is relative to the largest term.
+        for y in 0..<h {
+            for x in 0..<w {
+                var largest: Float = 0
+                for yy in max(0, y - radius)...min(h - 1, y + radius) {
+                    for xx in max(0, x - radius)...min(w - 1, x + radius) { largest = max(largest, abs(p[yy * w + xx])) }
+                }
+                let i = y * w + x
+                #expect(abs(reference[i] - expected[i]) <= 1e-5 * largest, "r\(radius) at \(x),\(y)")
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@ import Dispatch
 /// exist). Two separable passes. Horizontally, direct sums: `2r+1` vectorizable adds per sample,
 /// which beats a running sum (a serial dependency chain along the row) for the radii the pipeline
 /// uses (3, 6 and 12); radii other than 3 add into four partial sums (a tree, not one chain).
-/// Vertically, direct sums for radius 3 and block sums in Double above it
-/// (`mean(_:width:height:radius:into:)`). Neither subtracts, so no sum carries the rounding of rows
+/// Vertically, direct sums for radius ≤ 3 and for windows clipped at the top or bottom, and block
+/// sums in Double for whole windows above radius 3 (`mean(_:width:height:radius:into:)`). Neither subtracts, so no sum carries the rounding of rows
 /// outside its window (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters: a
 /// running sum, adding the row that enters and subtracting the one that leaves, kept the rounding
 /// of a bright row for 2r rows below it and put 61 % of error into a window's variance just below a
@@ -16,9 +16,9 @@ public enum BoxFilter {
     /// Filters `source` (`width × height`, row-major) into `destination` (both `width × height`
     /// samples); `destination` may be `source`.
     ///
-    /// One pass per row band: each source row's horizontal sums go into a ring of `2r+1` rows
-    /// (cache-resident), and each output row is the sum of the ring's rows, so the plane is read
-    /// once and written once. In place, a band must not read rows that a neighbouring band has
+    /// One pass per row band: each source row's horizontal sums go into a ring of `2r+1` rows, and
+    /// each output row is the sum of the ring's rows (directly, or through the block sums), so the
+    /// plane is read once and written once. In place, a band must not read rows that a neighbouring band has
     /// already overwritten: the horizontal sums of the `r` rows beyond each band's ends are taken
     /// first, before any band writes.
     public static func mean(_ source: UnsafeBufferPointer<Float>, width w: Int, height h: Int, radius r: Int,
@@ -96,10 +96,12 @@ public enum BoxFilter {
                     // one block and the start of the next): the suffix sum of y − r's block from y − r
                     // on, plus the prefix sum of the next block through y + r. No subtraction, so every
                     // sum holds only the window's own rows and rounds like a direct sum; about three adds
-                    // a sample instead of 2r+1; and the same result whatever the bands. The sums are
-                    // in Double, where up to 2r+1 floats of like magnitude add exactly: each output is
-                    // the exact sum of its rows' horizontal sums rounded once, whatever the split (a
-                    // constant plane stays exactly constant, which registration's featureless test needs).
+                    // a sample instead of 2r+1. The order of the adds is fixed by the row (suffixes back
+                    // from the block's end, prefixes on from the next block's start), so the result does
+                    // not depend on the bands. The sums are in Double, where 2r+1 floats within about
+                    // 2²⁴ of each other add exactly: an output is then its rows' exact sum rounded once,
+                    // whichever block boundary it straddles (a constant plane stays uniform, which
+                    // registration's featureless test needs).
                     if blocked && y - r >= 0 && y + r < h {
                         let i = y - r, k = i / blockRows, start = k * blockRows, end = start + blockRows - 1
                         typealias D8 = SIMD8<Double>
@@ -150,8 +152,8 @@ public enum BoxFilter {
                         }
                         continue
                     }
-                    // A full window of the pipeline's radius 3 (the guided filter's): the seven rows'
-                    // pointers in registers and the adds unrolled, in the same order as the loop below.
+                    // Seven rows (the pipeline's radius 3, the guided filter's, or a clipped wider
+                    // window): the rows' pointers in registers and the adds unrolled in one chain.
                     if count == 7 {
                         let r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = rows[3], r4 = rows[4], r5 = rows[5], r6 = rows[6]
                         while x + 8 <= w {
@@ -161,8 +163,8 @@ public enum BoxFilter {
                             x += 8
                         }
                     }
-                    // Other counts (wider windows, the image's ends): four partial sums, so that the adds
-                    // are not one chain of dependent latencies.
+                    // Other counts (radii 1 and 2, clipped windows at the image's ends): four partial
+                    // sums, so that the adds are not one chain of dependent latencies.
                     while x + 8 <= w {
                         var s0 = load(rows[0]), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
                         var k = 1
