@@ -45,11 +45,11 @@ public struct NoiseReduction: Sendable {
     public var subsampling: Int = 2
     /// ε in units of the averaged guide's noise variance.
     public var regularization: Float = 4
-    /// Radii of the wide windows (in averaged pixels), in increasing order, that each pixel may take
-    /// instead where they agree with all the smaller ones and are more certain
+    /// Radii of the wide windows (in averaged pixels) that each pixel may take instead, tried from the
+    /// smallest up, where they agree with all the smaller ones and are more certain
     /// (`Confidence.wideSupportSelection`, the intersection-of-confidence-intervals rule); 6 and 12,
-    /// dyadic steps from the default radius. Radii not above `radius` are skipped; empty: one window
-    /// size.
+    /// dyadic steps from the default radius. Radii not above `radius`, and repeats, are skipped;
+    /// empty: one window size.
     public var wideRadii: [Int] = [6, 12]
 
     /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support), 13×13 and 25×25 wide windows,
