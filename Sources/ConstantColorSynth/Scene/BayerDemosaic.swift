@@ -116,8 +116,9 @@ public enum Demosaic: String, Sendable, Equatable, CaseIterable {
                 let source = UncheckedSendableBox(m)
                 forEachRowBand(rowCount: h, minimumRowsPerBand: 16) { rows in
                     let m = source.value
+                    var r = [Int](repeating: 0, count: 5)  // the five rows' offsets, mirrored
                     for y in rows {
-                        let r = (-2...2).map { mirror(y + $0, h) * w }
+                        for dy in -2...2 { r[dy + 2] = mirror(y + dy, h) * w }
                         for x in 0..<w {
                             /// The mosaic at offset (dx, dy).
                             @inline(__always) func at(_ dx: Int, _ dy: Int) -> Float { m[r[dy + 2] + columns[x + dx + 2]] }
