@@ -53,8 +53,8 @@ struct NoiseReductionTests {
     static func filter(_ d: inout DarkRoomEstimate, flash: LinearFrame, wide: Bool = false)
         -> (confidence: PlanarImage, uncertainty: Confidence.Uncertainty?) {
         let model = NoiseReduction().model(estimate: d, flash: flash)
-        var scratch: [Float] = []
-        let wideModels = wide ? NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch) : []
+        var scratch: [Float] = [], storage: [Float] = []
+        let wideModels = wide ? NoiseReduction().wideModels(estimate: d, flash: flash, reusing: &storage, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-6)
         return Confidence.filterAndMap(estimate: &d, model: model, wide: wideModels, flash: flash, rendering: rendering,
                                        recordUncertainty: true)
@@ -144,8 +144,8 @@ struct NoiseReductionTests {
         let unit = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1)
         let rendering = unit.withScale(0.3 / (unit.matrix(to: .xyz) * truth).y)
         let model = NoiseReduction().model(estimate: d, flash: flash)
-        var scratch: [Float] = []
-        let wide = NoiseReduction().wideModels(estimate: d, flash: flash, scratch: &scratch)
+        var scratch: [Float] = [], storage: [Float] = []
+        let wide = NoiseReduction().wideModels(estimate: d, flash: flash, reusing: &storage, scratch: &scratch)
         let confidence = Confidence.filterAndMap(estimate: &d, model: model, wide: wide, flash: flash, rendering: rendering).confidence
         let toXYZ = rendering.matrix(to: .xyz)
         let truthLab = ColorScience.lab(fromXYZ: toXYZ * truth, white: ColorScience.whiteD65XYZ)
@@ -281,6 +281,28 @@ struct NoiseReductionTests {
             } }
             #expect(abs(sumD / sumT - 1) < 0.01, "channel \(c): \(sumD / sumT)")
         }
+    }
+
+    @Test("the wide models: 13×13 windows kept on the model's blocks, 25×25 ones halved (the full model's 2×2 means), in increasing order; the storage handed in holds the widest while it is computed and then the 13×13 model")
+    func wideModelsHalveTheWidest() {
+        let (f, a, _) = frames(SyntheticScene())
+        let d = DarkRoomEstimate(flash: f, ambient: a, registration: Self.identity)
+        var wide12 = NoiseReduction()
+        wide12.radius = 12
+        let full = wide12.model(estimate: d, flash: f)
+        var storage = [Float](repeating: .nan, count: GuidedModel.planeCount * full.lowWidth * full.lowHeight)
+        let address = storage.withUnsafeBufferPointer { $0.baseAddress }
+        var scratch: [Float] = []
+        let models = NoiseReduction().wideModels(estimate: d, flash: f, reusing: &storage, scratch: &scratch)
+        #expect(models.map(\.subsampling) == [2, 4])
+        #expect(storage.isEmpty)
+        #expect(models[0].planes.withUnsafeBufferPointer { $0.baseAddress } == address)
+        let expected = full.halved(), count = GuidedModel.evaluatedPlaneCount * expected.lowWidth * expected.lowHeight
+        #expect(models[1].planes.prefix(count).elementsEqual(expected.planes.prefix(count)) { $0.bitPattern == $1.bitPattern })
+        var none = NoiseReduction()
+        none.halvedWideRadius = .max
+        var noStorage: [Float] = []
+        #expect(none.wideModels(estimate: d, flash: f, reusing: &noStorage, scratch: &scratch).map(\.subsampling) == [2, 2])
     }
 
     @Test("an object that moved between the frames: no confidence where its ghost is, full confidence far away")

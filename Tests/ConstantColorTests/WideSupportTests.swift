@@ -26,8 +26,8 @@ struct WideSupportTests {
         -> (d: PlanarImage, confidence: PlanarImage, variance: [Float]) {
         var d = DarkRoomEstimate(flash: frames.flash, ambient: frames.ambient, registration: Self.identity)
         let model = settings.model(estimate: d, flash: frames.flash)
-        var scratch: [Float] = []
-        let wideModels = wide ? settings.wideModels(estimate: d, flash: frames.flash, scratch: &scratch) : []
+        var scratch: [Float] = [], storage: [Float] = []
+        let wideModels = wide ? settings.wideModels(estimate: d, flash: frames.flash, reusing: &storage, scratch: &scratch) : []
         let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-3)
         let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModels, flash: frames.flash,
                                         rendering: rendering, recordUncertainty: true)

@@ -162,16 +162,16 @@ public enum FusionPipeline {
         // and the confidence.
         // Buffers nothing reads any more are written over instead of fresh ones (whose pages the
         // kernel faults in and zeroes: at 12 MP, 48 MB a plane): the ambient frame's samples (not
-        // read after the dark-room estimate, unless the fallback photo is rendered from them) take
-        // the model; the model's working planes, the confidence; the model, once evaluated, the
-        // linear output or the colour confidence.
+        // read after the dark-room estimate, unless the fallback photo is rendered from them) hold
+        // the widest model while it is computed (it is kept halved), then the next; the models'
+        // working planes, the confidence; the model, once evaluated, the linear output or the colour
+        // confidence.
         var scratch: [Float] = []
-        let model = options.noiseReduction.model(estimate: D, flash: F,
-                                                 reusing: options.renderFallback ? [] : A.image.take().samples,
-                                                 scratch: &scratch)
-        timings.lap("noiseReduction")
-        let wide = options.noiseReduction.wideModels(estimate: D, flash: F, scratch: &scratch)
+        var storage = options.renderFallback ? [] : A.image.take().samples
+        let wide = options.noiseReduction.wideModels(estimate: D, flash: F, reusing: &storage, scratch: &scratch)
         timings.lap("noiseReductionWide")
+        let model = options.noiseReduction.model(estimate: D, flash: F, reusing: moved(&storage), scratch: &scratch)
+        timings.lap("noiseReduction")
         let confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: rendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
                                                  reusing: consume scratch).confidence

@@ -61,8 +61,8 @@ public enum Confidence {
     /// by pixel against the unfiltered value: where they differ by more than 2 — fully by 3 —
     /// standard deviations the model missed that pixel and the unfiltered value takes over) and
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
-    /// frame `D` was made from. With `wide` models (the same geometry and subsampling, wider windows
-    /// in increasing order: `NoiseReduction.wideModels`), a pixel the model leaves unsure may take a
+    /// frame `D` was made from. With `wide` models (the same frame size, wider windows in increasing
+    /// order, on blocks of any size: `NoiseReduction.wideModels`), a pixel the model leaves unsure may take a
     /// wider support's value instead (`wideSupport`, `wideSupportSelection`). With
     /// `recordUncertainty`, the per-pixel variances are returned too. The map is written into `storage` when it is large enough (a
     /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
@@ -73,7 +73,7 @@ public enum Confidence {
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
-        precondition(wide.allSatisfy { $0.width == w && $0.height == h && $0.subsampling == model.subsampling })
+        precondition(wide.allSatisfy { $0.width == w && $0.height == h })
         let delta = exposureRatioUncertainty
         let xyz = rendering.matrix(to: .xyz), white = WhitePoint.d65XYZ
         // Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
@@ -86,10 +86,16 @@ public enum Confidence {
         let record = recordUncertainty
         var variance = PlanarImage(width: record ? w : 1, height: record ? h : 1, channelCount: 3)
         var gain = variance
-        // Horizontal taps, once.
-        let lw = model.lowWidth
-        var x0 = [Int](repeating: 0, count: w), x1 = x0, tx = [Float](repeating: 0, count: w)
-        for x in 0..<w { (x0[x], x1[x], tx[x]) = GuidedModel.taps(x, subsampling: model.subsampling, count: lw) }
+        // Horizontal taps, once per model (w apiece: the model's, then the wide ones').
+        let models = [model] + wide
+        var x0 = [Int](repeating: 0, count: models.count * w), x1 = x0, tx = [Float](repeating: 0, count: models.count * w)
+        for (m, geometry) in models.enumerated() {
+            for x in 0..<w {
+                (x0[m * w + x], x1[m * w + x], tx[m * w + x]) = GuidedModel.taps(x, subsampling: geometry.subsampling,
+                                                                              count: geometry.lowWidth)
+            }
+        }
+        let rowLength = models.map(\.lowWidth).max()!
         let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
                                         ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
@@ -98,22 +104,21 @@ public enum Confidence {
         gain.samples.withUnsafeMutableBufferPointer { gBuffer in
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
         flags.withUnsafeBufferPointer { flBuffer in
-        model.planes.withUnsafeBufferPointer { mBuffer in
-        withPlanes(of: wide[...]) { wBuffers in
+        withPlanes(of: models[...]) { modelPlanes in
         x0.withUnsafeBufferPointer { x0Buffer in
         x1.withUnsafeBufferPointer { x1Buffer in
         tx.withUnsafeBufferPointer { txBuffer in
             let d = SharedMutableBuffer(dBuffer), o = SharedMutableBuffer(oBuffer)
             let vOut = SharedMutableBuffer(vBuffer), gOut = SharedMutableBuffer(gBuffer)
-            let inputs = UncheckedSendableBox((fBuffer, flBuffer, mBuffer, wBuffers, x0Buffer, x1Buffer, txBuffer))
+            let inputs = UncheckedSendableBox((fBuffer, flBuffer, modelPlanes, x0Buffer, x1Buffer, txBuffer))
             let wideCount = wide.count
             forEachRowBand(rowCount: h) { rows in
-                let (f, flags, planes, widePlanes, x0, x1, tx) = inputs.value
+                let (f, flags, modelPlanes, x0, x1, tx) = inputs.value
                 // Per band: the vertically interpolated model row, then per pixel ā, b̄, sd and the
                 // overlap factor (10 rows of w, padded to a multiple of the vector width) and the
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
-                let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * lw)
+                let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * rowLength)
                 // (The wide models' ten rows each, if any, follow the model's.)
                 let coefficientRows = 10 * (1 + wideCount)
                 let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: coefficientRows * padded)
@@ -127,56 +132,11 @@ public enum Confidence {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
                     tailIn.deallocate()
                 }
-                /// Row `y` of a model's ten coefficient planes (`planes`: the model's or a wide one's,
-                /// same geometry) into `coefficients`: vertical interpolation into `row`, then horizontal
-                /// interpolation and normalization by the interpolated weight. With 2×2 blocks, pixel 2k
-                /// takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1 (GuidedModel.taps):
-                /// sixteen pixels from three shifted loads of eight samples.
-                func interpolateRow(_ y: Int, planes: UnsafeBufferPointer<Float>, into coefficients: UnsafeMutablePointer<Float>) {
-                    model.verticalRow(y, into: row, planes: planes.baseAddress!)
-                    var vectorPixels = 0..<0
-                    if model.subsampling == 2 && lw >= 10 {
-                        let kEnd = 1 + (lw - 2) / 8 * 8
-                        @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
-                            let p = UnsafeRawPointer(row + j * lw + k)
-                            let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
-                            let at = p.loadUnaligned(as: SIMD8<Float>.self)
-                            let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
-                            var v = SIMD16<Float>()
-                            v.evenHalf = 0.25 * before + 0.75 * at
-                            v.oddHalf = 0.75 * at + 0.25 * after
-                            return v
-                        }
-                        for k in stride(from: 1, to: kEnd, by: 8) {
-                            let inverseWeight = 1 / interpolated(9, k)
-                            @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
-                                UnsafeMutableRawPointer(coefficients + j * padded + 2 * k).storeBytes(of: v, as: SIMD16<Float>.self)
-                            }
-                            for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
-                            put(interpolated(10, k), 9)
-                        }
-                        vectorPixels = 2..<(2 * kEnd)
-                    }
-                    // The pixels the vector loop did not cover (the row's ends, or all of it).
-                    @inline(__always) func scalarPixels(_ pixels: Range<Int>) {
-                        for x in pixels {
-                            let l0 = x0[x], l1 = x1[x], t = tx[x]
-                            @inline(__always) func sample(_ j: Int) -> Float {
-                                let a = row[j * lw + l0]
-                                return a + t * (row[j * lw + l1] - a)
-                            }
-                            let inverseWeight = 1 / sample(9)
-                            for j in 0..<9 { coefficients[j * padded + x] = sample(j) * inverseWeight }
-                            coefficients[9 * padded + x] = sample(10)
-                        }
-                    }
-                    scalarPixels(0..<vectorPixels.lowerBound)
-                    scalarPixels(vectorPixels.upperBound..<w)
-                }
                 for y in rows {
-                    interpolateRow(y, planes: planes, into: coefficients)
-                    for (s, planes) in widePlanes.enumerated() {
-                        interpolateRow(y, planes: planes, into: coefficients + 10 * (1 + s) * padded)
+                    for (m, planes) in modelPlanes.enumerated() {
+                        models[m].interpolateRow(y, planes: planes.baseAddress!,
+                                                 taps: (x0.baseAddress! + m * w, x1.baseAddress! + m * w, tx.baseAddress! + m * w),
+                                                 row: row, into: coefficients + 10 * m * padded, stride: padded)
                     }
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
@@ -199,7 +159,7 @@ public enum Confidence {
                                wideCount: wideCount, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
-        }}}}}}}}}}}
+        }}}}}}}}}}
         return (out, record ? Uncertainty(variance: variance, guideGain: gain) : nil)
     }
 
