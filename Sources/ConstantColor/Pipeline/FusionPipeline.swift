@@ -163,8 +163,9 @@ public enum FusionPipeline {
         // Buffers nothing reads any more are written over instead of fresh ones (whose pages the
         // kernel faults in and zeroes: at 12 MP, 48 MB a plane): the ambient frame's samples (not
         // read after the dark-room estimate, unless the fallback photo is rendered from them) hold
-        // the widest model while it is computed (it is kept halved), then the next; the models'
-        // working planes, the confidence; the model, once evaluated, the linear output or the colour
+        // the widest model while it is computed (it is kept halved), then the next (kept whole: by
+        // default the 13×13 one, so the model itself takes fresh pages); the models' working planes,
+        // the confidence; the model, once evaluated, the linear output or the colour
         // confidence.
         var scratch: [Float] = []
         var storage = options.renderFallback ? [] : A.image.take().samples

@@ -364,8 +364,8 @@ public struct GuidedModel: Sendable {
     }
 
     /// The same model on blocks twice as large (`subsampling` × 2): each evaluated plane averaged over
-    /// 2 × 2 samples (over the samples there are at an odd far edge, whose centre is then half a
-    /// block off). For the widest windows: a box sum over 25 samples changes little within two
+    /// 2 × 2 samples (over the samples there are at an odd far edge, whose centre is then one pixel
+    /// off, half an old block). For the widest windows: a box sum over 25 samples changes little within two
     /// of them, and the weighted sums and their weight are averaged alike, so the interpolated
     /// ratios stay weighted means of the windows' coefficients. Plane 11 is left unset.
     public func halved() -> GuidedModel {
@@ -415,10 +415,24 @@ public struct GuidedModel: Sendable {
                         row: UnsafeMutablePointer<Float>, into coefficients: UnsafeMutablePointer<Float>, stride padded: Int) {
         let lw = lowWidth, w = width
         verticalRow(y, into: row, planes: planes)
+        // Sixteen pixels a step, from sample 1 while the loads stay in the row.
+        let step = 16 / max(1, subsampling), kEnd = 1 + (lw - 2) / step * step
+        /// The vector loop over `interpolated(plane, k)` (the sixteen pixels from sample k on); returns
+        /// the pixels it covered.
+        @inline(__always) func vectorLoop(_ interpolated: (Int, Int) -> SIMD16<Float>) -> Range<Int> {
+            for k in stride(from: 1, to: kEnd, by: step) {
+                let inverseWeight = 1 / interpolated(9, k)
+                @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
+                    UnsafeMutableRawPointer(coefficients + j * padded + subsampling * k).storeBytes(of: v, as: SIMD16<Float>.self)
+                }
+                for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
+                put(interpolated(10, k), 9)
+            }
+            return subsampling..<(subsampling * kEnd)
+        }
         var vectorPixels = 0..<0
-        if subsampling == 2 && lw >= 10 {
-            let kEnd = 1 + (lw - 2) / 8 * 8
-            @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
+        if subsampling == 2 && lw >= 2 + step {
+            vectorPixels = vectorLoop { j, k in
                 let p = UnsafeRawPointer(row + j * lw + k)
                 let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
                 let at = p.loadUnaligned(as: SIMD8<Float>.self)
@@ -428,18 +442,8 @@ public struct GuidedModel: Sendable {
                 v.oddHalf = 0.75 * at + 0.25 * after
                 return v
             }
-            for k in stride(from: 1, to: kEnd, by: 8) {
-                let inverseWeight = 1 / interpolated(9, k)
-                @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
-                    UnsafeMutableRawPointer(coefficients + j * padded + 2 * k).storeBytes(of: v, as: SIMD16<Float>.self)
-                }
-                for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
-                put(interpolated(10, k), 9)
-            }
-            vectorPixels = 2..<(2 * kEnd)
-        } else if subsampling == 4 && lw >= 6 {
-            let kEnd = 1 + (lw - 2) / 4 * 4
-            @inline(__always) func interpolated(_ j: Int, _ k: Int) -> SIMD16<Float> {
+        } else if subsampling == 4 && lw >= 2 + step {
+            vectorPixels = vectorLoop { j, k in
                 let p = UnsafeRawPointer(row + j * lw + k)
                 let before = p.advanced(by: -4).loadUnaligned(as: SIMD4<Float>.self)
                 let at = p.loadUnaligned(as: SIMD4<Float>.self)
@@ -454,15 +458,6 @@ public struct GuidedModel: Sendable {
                 v.oddHalf = odd
                 return v
             }
-            for k in stride(from: 1, to: kEnd, by: 4) {
-                let inverseWeight = 1 / interpolated(9, k)
-                @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
-                    UnsafeMutableRawPointer(coefficients + j * padded + 4 * k).storeBytes(of: v, as: SIMD16<Float>.self)
-                }
-                for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
-                put(interpolated(10, k), 9)
-            }
-            vectorPixels = 4..<(4 * kEnd)
         }
         // The pixels the vector loop did not cover (the row's ends, or all of it).
         @inline(__always) func scalarPixels(_ pixels: Range<Int>) {
