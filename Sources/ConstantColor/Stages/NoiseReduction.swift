@@ -52,8 +52,8 @@ public struct NoiseReduction: Sendable {
     /// empty: one window size.
     public var wideRadii: [Int] = [6, 12]
 
-    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support), 13×13 and 25×25 wide windows,
-    /// ε = 4 noise variances.
+    /// Default settings: 2×2 averaging, 7×7 windows (a 14-pixel support), 13×13 and 25×25 wide windows
+    /// (the latter kept on 4×4 blocks), ε = 4 noise variances.
     public init() {}
 
     /// Wide models of at least this radius are kept on blocks twice as large (`GuidedModel.halved`):
