@@ -62,8 +62,8 @@ public enum Confidence {
     /// standard deviations the model missed that pixel and the unfiltered value takes over) and
     /// returns the confidence map, one plane in flash-frame geometry. `flash` is the normalized flash
     /// frame `D` was made from. With `wide` models (the same frame size, wider windows in increasing
-    /// order, on blocks of any size: `NoiseReduction.wideModels`), a pixel the model leaves unsure may take a
-    /// wider support's value instead (`wideSupport`, `wideSupportSelection`). With
+    /// order, on blocks of any size: `NoiseReduction.wideModels`), a pixel the model leaves unsure
+    /// may take a wider support's value instead (`wideSupport`, `wideSupportSelection`). With
     /// `recordUncertainty`, the per-pixel variances are returned too. The map is written into `storage` when it is large enough (a
     /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],

@@ -365,9 +365,9 @@ public struct GuidedModel: Sendable {
 
     /// The same model on blocks twice as large (`subsampling` × 2): each evaluated plane averaged over
     /// 2 × 2 samples (over the samples there are at an odd far edge, whose centre is then one pixel
-    /// off, half an old block). For the widest windows: a box sum over 25 samples changes little within two
-    /// of them, and the weighted sums and their weight are averaged alike, so the interpolated
-    /// ratios stay weighted means of the windows' coefficients. Plane 11 is left unset.
+    /// off, half an old block). For the widest windows: a box sum over 25 samples changes little
+    /// within two of them, and the weighted sums and their weight are averaged alike, so the
+    /// interpolated ratios stay weighted means of the windows' coefficients. Plane 11 is left unset.
     public func halved() -> GuidedModel {
         let lw = lowWidth, lh = lowHeight, ln = lw * lh
         let hw = (lw + 1) / 2, hh = (lh + 1) / 2, hn = hw * hh  // ⌈⌈w/s⌉/2⌉ = ⌈w/2s⌉: the halved model's own size
