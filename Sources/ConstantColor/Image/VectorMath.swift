@@ -13,6 +13,14 @@ extension SIMD8 where Scalar == Float {
         return y
     }
 
+    /// 0 below `a`, 1 above `b`, `3t² − 2t³` of `t = (v − a)/(b − a)` between (the smoothstep); NaN → 0.
+    @inline(always) @inlinable public func smoothstep(from a: Float, to b: Float) -> SIMD8<Float> {
+        let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+        var t = (self - a) * (1 / (b - a))
+        t = t.replacing(with: zero, where: .!(t .> zero)).replacing(with: one, where: t .> one)
+        return t * t * (3 - 2 * t)
+    }
+
     /// √v for finite v ≥ 0: v times the reciprocal square root after three Newton steps (relative
     /// error below 1e-6 for normal v; 0 gives 0; subnormal v, below 1.2e-38, are not refined to full
     /// precision).

@@ -375,15 +375,6 @@ public enum Confidence {
                       overlap: load(c + 9 * padded), invalid: invalid, k)
     }
 
-    /// 0 below `a`, 1 above `b`, `3t² − 2t³` of `t = (x − a)/(b − a)` between; NaN → 0.
-    @inline(always)
-    static func smoothstep(_ x: Lanes, from a: Float, to b: Float) -> Lanes {
-        let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-        var t = (x - a) * (1 / (b - a))
-        t = t.replacing(with: zero, where: .!(t .> zero)).replacing(with: one, where: t .> one)
-        return t * t * (3 - 2 * t)
-    }
-
     /// One vector of pixels: the guided model evaluated and checked against each pixel's own value,
     /// the independent variance and guide gain of the result, and the confidence. `sd` is the bound
     /// for fully correlated windows, `overlap` the factor on its square (`WindowOverlap`).
@@ -403,11 +394,11 @@ public enum Confidence {
             let windowVariance = sd * sd * overlap
             let residual = d - q
             let z2 = residual * residual / (rawVariance + windowVariance + a * a * guideVariance)
-            let beta = smoothstep(z2, from: 4, to: 9)
+            let beta = z2.smoothstep(from: 4, to: 9)
             let keep = 1 - beta
             // The disagreement of a handed-back pixel, weighted from 3 to 5 standard deviations of
             // noise (β is 1 there): `handBackAmbiguity`.
-            let gamma = smoothstep(z2, from: 9, to: 25)
+            let gamma = z2.smoothstep(from: 9, to: 25)
             return (q + beta * residual, keep * keep * windowVariance + beta * beta * rawVariance, keep * a, gamma * residual)
         }
         let r = channel(f.0, d.0, a.0, b.0, sd.0), g = channel(f.1, d.1, a.1, b.1, sd.1), bl = channel(f.2, d.2, a.2, b.2, sd.2)

@@ -52,10 +52,8 @@ public enum GapFill {
                     }
                     let dr = load(d), dg = load(d + n), db = load(d + 2 * n)
                     let fr = load(f), fg = load(f + n), fb = load(f + 2 * n)
-                    // Blend weight: smoothstep(0, fullWeightConfidence, confidence), as `weight(confidence:)`.
-                    var tt = load(c) * (1 / fullWeightConfidence)
-                    tt = tt.replacing(with: 0, where: .!(tt .> 0)).replacing(with: 1, where: tt .> 1)
-                    let a = tt * tt * (3 - 2 * tt)
+                    // Blend weight, as `weight(confidence:)`.
+                    let a = load(c).smoothstep(from: 0, to: fullWeightConfidence)
                     @inline(always) func mix(_ row: SIMD3<Float>, _ frow: SIMD3<Float>) -> Lanes {
                         let dark = row.x * dr + row.y * dg + row.z * db
                         let flash = frow.x * fr + frow.y * fg + frow.z * fb
