@@ -166,14 +166,7 @@ public enum BoxFilter {
                     // Other counts (radii 1 and 2, clipped windows at the image's ends): four partial
                     // sums, so that the adds are not one chain of dependent latencies.
                     while x + 8 <= w {
-                        var s0 = load(rows[0]), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
-                        var k = 1
-                        while k + 4 <= count {
-                            s1 += load(rows[k]); s2 += load(rows[k + 1]); s3 += load(rows[k + 2]); s0 += load(rows[k + 3])
-                            k += 4
-                        }
-                        while k < count { s1 += load(rows[k]); k += 1 }
-                        put((s0 + s1) + (s2 + s3))
+                        put(fourChainSum(count: count) { load(rows[$0]) })
                         x += 8
                     }
                     // The row's last samples one by one, added as the vector loops add them (one chain
@@ -184,14 +177,7 @@ public enum BoxFilter {
                             sum = 0
                             for k in 0..<count { sum += rows[k][x] }
                         } else {
-                            var s0 = rows[0][x], s1: Float = 0, s2: Float = 0, s3: Float = 0
-                            var k = 1
-                            while k + 4 <= count {
-                                s1 += rows[k][x]; s2 += rows[k + 1][x]; s3 += rows[k + 2][x]; s0 += rows[k + 3][x]
-                                k += 4
-                            }
-                            while k < count { s1 += rows[k][x]; k += 1 }
-                            sum = (s0 + s1) + (s2 + s3)
+                            sum = fourChainSum(count: count) { SIMD8(repeating: rows[$0][x]) }[0]
                         }
                         o[x] = sum * inverse.value[x] * inverseRows
                         x += 1
@@ -228,31 +214,32 @@ public enum BoxFilter {
         }
         // Other radii: four partial sums, so that the adds are not one chain of dependent latencies.
         while x + 8 <= interiorEnd {
-            @inline(__always) func load(_ k: Int) -> SIMD8<Float> { UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self) }
-            var s0 = load(-r), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
-            var k = 1 - r
-            while k + 3 <= r {
-                s1 += load(k); s2 += load(k + 1); s3 += load(k + 2); s0 += load(k + 3)
-                k += 4
-            }
-            while k <= r { s1 += load(k); k += 1 }
-            UnsafeMutableRawPointer(t + x).storeBytes(of: (s0 + s1) + (s2 + s3), as: SIMD8<Float>.self)
+            let sum = fourChainSum(count: 2 * r + 1) { UnsafeRawPointer(s + x - r + $0).loadUnaligned(as: SIMD8<Float>.self) }
+            UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
             x += 8
         }
         // The rest one by one: whole windows added as the vector loop adds them (radius 3: one chain
         // from x − 3, as `clipped`), so that no sample depends on its lane.
         @inline(__always) func whole(_ x: Int) -> Float {
-            if r == 3 { return clipped(x) }
-            var s0 = s[x - r], s1: Float = 0, s2: Float = 0, s3: Float = 0
-            var k = 1 - r
-            while k + 3 <= r {
-                s1 += s[x + k]; s2 += s[x + k + 1]; s3 += s[x + k + 2]; s0 += s[x + k + 3]
-                k += 4
-            }
-            while k <= r { s1 += s[x + k]; k += 1 }
-            return (s0 + s1) + (s2 + s3)
+            r == 3 ? clipped(x) : fourChainSum(count: 2 * r + 1) { SIMD8(repeating: s[x - r + $0]) }[0]
         }
         while x < w { t[x] = x < interiorEnd ? whole(x) : clipped(x); x += 1 }
+    }
+
+    /// `Σ term(j)` for j in 0..<count (count ≥ 1) in four partial sums — term 0 and every fourth from
+    /// 4 in one, the others (and the remainder) in the other three — so that the adds are not one
+    /// chain of dependent latencies. The vector loops and their scalar tails (through a broadcast
+    /// vector's first lane: the same adds) both add this way, so that no sample depends on its lane.
+    @inline(__always)
+    static func fourChainSum(count: Int, _ term: (Int) -> SIMD8<Float>) -> SIMD8<Float> {
+        var s0 = term(0), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+        var j = 1
+        while j + 4 <= count {
+            s1 += term(j); s2 += term(j + 1); s3 += term(j + 2); s0 += term(j + 3)
+            j += 4
+        }
+        while j < count { s1 += term(j); j += 1 }
+        return (s0 + s1) + (s2 + s3)
     }
 
     /// Convenience: the box mean of a row-major plane as a new array.
