@@ -72,6 +72,35 @@ struct DemosaicedNoiseTests {
         }
     }
 
+    @Test("photon transfer's pixel differences are far enough apart for 5 × 5 demosaicing kernels: on a flat demosaiced field the variance they give is the pixels' own (their spread about the field's mean) within 0.5 %, bilinear and Malvar–He–Cutler alike",
+          arguments: Demosaic.allCases)
+    func differencesSeeThePixelVariance(_ demosaic: Demosaic) {
+        // A flat field: the pixels' spread about their mean is their variance, the truth the
+        // differences must give. Malvar–He–Cutler's pixels 4 apart share the sample between them
+        // (kernel coefficients of 1/16 to 3/16 at distance 2): differences that close came out 1.2–1.6 %
+        // low. Both sides skip a 2-pixel border (mirrored samples).
+        let side = 400, level = 3000.0
+        let field = Self.demosaicedFrame(width: side, height: side, seed: 11, demosaic: demosaic) { _, _ in level }
+        let square = PatchSquare(center: SIMD2(Double(side) / 2, Double(side) / 2), halfSize: Double(side) / 2 - 2)
+        for c in 0..<3 {
+            var n = 0.0, mean = 0.0, m2 = 0.0
+            for y in square.rows {
+                for x in square.columns {
+                    let v = Double(field[x, y, c])
+                    n += 1
+                    let delta = v - mean
+                    mean += delta / n
+                    m2 += delta * (v - mean)
+                }
+            }
+            let spread = m2 / (n - 1)
+            let measured = PhotonTransfer.point(raw: field, channel: c, square: square, blackLevel: 0)!.varianceDN2
+            print(String(format: "flat %@ field, channel %d: differences %.1f DN², spread %.1f DN² (ratio %.4f)",
+                         demosaic.rawValue, c, measured, spread, measured / spread))
+            #expect(abs(measured / spread - 1) < 0.005, "channel \(c): \(measured) vs \(spread)")
+        }
+    }
+
     @Test("with the calibrated correlation the filtered estimate's variance is its error's on a demosaiced flat pair (mean z² within 15 % of 1), bilinear and Malvar–He–Cutler alike; taken as independent, the misfit detector reads the correlated noise as structure and the variance is several times too large",
           arguments: Demosaic.allCases)
     func honestVariance(_ demosaic: Demosaic) {
