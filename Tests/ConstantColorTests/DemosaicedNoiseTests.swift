@@ -83,17 +83,9 @@ struct DemosaicedNoiseTests {
         let field = Self.demosaicedFrame(width: side, height: side, seed: 11, demosaic: demosaic) { _, _ in level }
         let square = PatchSquare(center: SIMD2(Double(side) / 2, Double(side) / 2), halfSize: Double(side) / 2 - 2)
         for c in 0..<3 {
-            var n = 0.0, mean = 0.0, m2 = 0.0
-            for y in square.rows {
-                for x in square.columns {
-                    let v = Double(field[x, y, c])
-                    n += 1
-                    let delta = v - mean
-                    mean += delta / n
-                    m2 += delta * (v - mean)
-                }
-            }
-            let spread = m2 / (n - 1)
+            let values = square.rows.flatMap { y in square.columns.map { x in Double(field[x, y, c]) } }
+            let mean = values.reduce(0, +) / Double(values.count)
+            let spread = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)
             let measured = PhotonTransfer.point(raw: field, channel: c, square: square, blackLevel: 0)!.varianceDN2
             print(String(format: "flat %@ field, channel %d: differences %.1f DN², spread %.1f DN² (ratio %.4f)",
                          demosaic.rawValue, c, measured, spread, measured / spread))

@@ -222,7 +222,7 @@ public struct ChartCalibration: Sendable {
             "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
             "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
         if let dark = darkFrame {
-            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from differences of pixels \(PhotonTransfer.blockGap + 1) apart (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of differences of pixels \(PhotonTransfer.blockGap + 1) apart in a row / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from differences of pixels \(PhotonTransfer.blockGap + 1) apart (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of differences of pixels \(DarkFrame.lag) apart in a row / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
             m["readNoiseSource"] = .string("dark frame")
             if let darkFile { m["darkFile"] = .string(darkFile) }
             m["darkISO"] = .number(dark.iso)
