@@ -109,7 +109,7 @@ public struct FusionReport: Sendable, Codable {
 
     /// Stage 4a in the report: the flash frame's ambient exposure relative to EXIF.
     public struct AmbientRatioReport: Sendable, Codable {
-        /// `illuminationEdges` or `metadata`.
+        /// `illuminationEdges` (weighted with EXIF by precision) or `metadata`.
         public var source: AmbientRatioEstimate.Source
         /// r₀ and the mean of r(y) (1 = EXIF right).
         public var baseRatio: Double, meanRatio: Double
@@ -117,6 +117,10 @@ public struct FusionReport: Sendable, Codable {
         public var relativeUncertainty: Double
         /// Illumination-edge gradients measured.
         public var edgeSampleCount: Int
+        /// r₀ as the edges alone measure it and its relative standard uncertainty (absent without edges).
+        public var edgeRatio: Double?, edgeRelativeUncertainty: Double?
+        /// The edges' weight in r₀ against EXIF's (inverse-variance; 0 without edges).
+        public var edgeWeight: Double
         /// Flicker banding components removed.
         public var banding: [RowBanding]
         /// How much blurrier the registered ambient frame is than the flash frame, [x, y] variances in
@@ -128,6 +132,7 @@ public struct FusionReport: Sendable, Codable {
         public init(_ r: AmbientRatioEstimate) {
             source = r.source; baseRatio = r.baseRatio; meanRatio = r.meanRatio
             relativeUncertainty = r.relativeUncertainty; edgeSampleCount = r.edgeSampleCount; banding = r.banding
+            edgeRatio = r.edgeRatio; edgeRelativeUncertainty = r.edgeRelativeUncertainty; edgeWeight = r.edgeWeight
             ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }
         }
     }

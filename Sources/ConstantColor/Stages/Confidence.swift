@@ -46,8 +46,10 @@ public enum Confidence {
     static let handBackAmbiguity: Float = 0.5
 
     /// Default relative uncertainty of the ambient-to-flash exposure ratio taken from metadata:
-    /// shutter times and gains of real cameras differ from their nominal values by a few percent.
-    public static let defaultExposureRatioUncertainty: Float = 0.02
+    /// shutter times and gains of real cameras differ from their nominal values by a few percent
+    /// (about 2 % each, issue 7), independently in each frame, and the ratio is made of four of them
+    /// (`t_A·g_A / (t_F·g_F)`): √4 · 2 %.
+    public static let defaultExposureRatioUncertainty: Float = 0.04
 
     /// Per-pixel uncertainty planes of the filtered estimate, for measurement and tests.
     public struct Uncertainty: Sendable {

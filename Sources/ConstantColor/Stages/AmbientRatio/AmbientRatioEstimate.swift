@@ -21,15 +21,16 @@ import Foundation
 /// Both run on a block-averaged copy of the frames (`ReducedFramePair`, about 200 rows; the edges on
 /// it halved once more) so that noise shrinks and hand-shake blur to about a pixel; the ambient
 /// frame's remaining extra blur is measured (`RelativeBlur`) and given to the flash frame before the
-/// edge regression. Where no
-/// illumination edge is found, `r₀` stays at the metadata's 1 and its uncertainty is
-/// `metadataUncertainty` — said in `source`, never silently; the same when the edges measure r₀ less
-/// precisely than EXIF is known (their standard error is larger; `edgeSampleCount` then still says
-/// how many profiles were measured).
+/// edge regression. EXIF (`r₀ = 1 ± metadataUncertainty`) and the edges (`edgeRatio ±
+/// edgeRelativeUncertainty`) are two independent measurements of `r₀`: where they agree it is their
+/// inverse-variance weighted mean, more precise than either (`edgeWeight` the edges' share: near 1
+/// where the ambient light is bright enough for its edges to be sharp in the flash frame, small in
+/// dim light, where EXIF knows more), else the more precise of the two (`combined`). Where no illumination edge is found, `r₀` stays at the metadata's 1 and its
+/// uncertainty is `metadataUncertainty` — said in `source`, never silently.
 public struct AmbientRatioEstimate: Sendable, Equatable {
     /// Where `baseRatio` comes from.
     public enum Source: String, Sendable, Codable {
-        /// The image data (illumination edges).
+        /// The image data (illumination edges), weighted with EXIF by their precisions (`edgeWeight`).
         case illuminationEdges
         /// EXIF (estimation off, or no illumination edge to measure).
         case metadata
@@ -45,8 +46,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var rowRatios: [Float]
     /// Relative standard uncertainty of `r(y)` (exposure ratio and banding together).
     public var relativeUncertainty: Double
-    /// Number of illumination-edge profiles measured (also when EXIF was kept as more precise; 0: none).
+    /// Number of illumination-edge profiles measured (0: none).
     public var edgeSampleCount: Int
+    /// `r₀` as the illumination edges alone measure it, and its relative standard uncertainty; nil
+    /// when no edge was measured.
+    public var edgeRatio: Double? = nil, edgeRelativeUncertainty: Double? = nil
+    /// The edges' weight in `baseRatio` (EXIF's is 1 − it): 0 without edges.
+    public var edgeWeight: Double = 0
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the
@@ -88,10 +94,11 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let resampling = interpolation / k2 / 2
         let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
         let edges = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
-        var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty
-        // The image data replace EXIF where they know the ratio better than EXIF does.
-        if let e = edges, e.standardError / e.ratio < metadataUncertainty {
-            base = e.ratio; source = .illuminationEdges; baseSigma = e.standardError / e.ratio
+        var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty, weight = 0.0
+        if let e = edges {
+            (base, baseSigma, weight) = combined(metadataUncertainty: metadataUncertainty,
+                                                 edgeRatio: e.ratio, edgeStandardError: e.standardError)
+            source = .illuminationEdges
         }
         // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
         // is added to r₀ as it is.
@@ -103,11 +110,37 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
-                                    ambientBlurVariance: 2 * k2 * blur)
+                                    edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
+                                    edgeWeight: weight, ambientBlurVariance: 2 * k2 * blur)
     }
 }
 
 extension AmbientRatioEstimate {
+    /// EXIF and the edges agree when they differ by at most this many standard deviations of their
+    /// difference: the two-sided 99 % level of a normal distribution (the level of stage 4a's other
+    /// agreement test, the channels' χ² in `IlluminationEdgeRatio`).
+    static let compatibilityLimit = 2.576
+
+    /// `r₀` from EXIF (`1 ± metadataUncertainty`) and the edges (`edgeRatio ± edgeStandardError`),
+    /// two independent measurements: their inverse-variance weighted mean (e.g. Taylor, An
+    /// Introduction to Error Analysis, 2nd ed. 1997, §7.2), its relative standard uncertainty and the
+    /// edges' weight. Written in variances, so that an exact EXIF (uncertainty 0) keeps all the weight
+    /// and exact edges take it all. A weighted mean is only meaningful for measurements that agree:
+    /// where the two differ by more than `compatibilityLimit` standard deviations of their difference
+    /// (one of them is off by more than it says: an EXIF error far out in its tail, or edges
+    /// misled), the more precise one is taken alone (weight 1 or 0), as a choice between them.
+    static func combined(metadataUncertainty: Double, edgeRatio: Double,
+                         edgeStandardError: Double) -> (ratio: Double, relativeUncertainty: Double, edgeWeight: Double) {
+        let exifVariance = metadataUncertainty * metadataUncertainty, edgeVariance = edgeStandardError * edgeStandardError
+        let total = exifVariance + edgeVariance
+        guard total > 0 else { return (1, 0, 0) }
+        if abs(edgeRatio - 1) > compatibilityLimit * total.squareRoot() {
+            return edgeVariance < exifVariance ? (edgeRatio, edgeStandardError / edgeRatio, 1) : (1, metadataUncertainty, 0)
+        }
+        let weight = exifVariance / total, ratio = 1 + weight * (edgeRatio - 1)
+        return (ratio, (exifVariance * edgeVariance / total).squareRoot() / ratio, weight)
+    }
+
     /// Mean variance, per axis in pixels², of the bilinear resampling of the ambient frame: at
     /// fractional position t a 2-tap kernel (1 − t, t) has variance t(1 − t). Averaged over a 32×32
     /// grid of flash pixel centres mapped through `registration` (as `DarkRoomEstimate` maps them).

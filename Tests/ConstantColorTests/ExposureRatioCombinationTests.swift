@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ConstantColor
+
+/// Stage 4a's `r₀` from EXIF and the illumination edges, two independent measurements, weighted by
+/// their precisions (`AmbientRatioEstimate.combined`).
+@Suite("Exposure ratio: EXIF and the edges weighted by their precisions")
+struct ExposureRatioCombinationTests {
+    /// Hand-computed: variances 0.04² and 0.03², weights 0.64 / 0.36.
+    @Test func knownAnswer() {
+        let c = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 1.03, edgeStandardError: 0.03)
+        #expect(abs(c.edgeWeight - 0.64) < 1e-12)
+        #expect(abs(c.ratio - 1.0192) < 1e-12)
+        #expect(abs(c.relativeUncertainty - 0.024 / 1.0192) < 1e-12)
+    }
+
+    /// An exact EXIF keeps all the weight, exact edges take it all; nothing divides by zero.
+    @Test func exactSourcesTakeAllTheWeight() {
+        let exif = AmbientRatioEstimate.combined(metadataUncertainty: 0, edgeRatio: 1.1, edgeStandardError: 0.01)
+        #expect(exif.ratio == 1 && exif.edgeWeight == 0 && exif.relativeUncertainty == 0)
+        let edges = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 1.1, edgeStandardError: 0)
+        #expect(abs(edges.ratio - 1.1) < 1e-12 && edges.edgeWeight == 1 && edges.relativeUncertainty == 0)
+        let both = AmbientRatioEstimate.combined(metadataUncertainty: 0, edgeRatio: 1.1, edgeStandardError: 0)
+        #expect(both.ratio.isFinite && both.relativeUncertainty.isFinite)
+    }
+
+    /// EXIF and edges that disagree beyond the 99 % level are not averaged: the more precise is taken.
+    @Test func disagreeingSourcesAreNotAveraged() {
+        // 12 % apart, 0.04 and 0.006 standard errors: 3.0 σ of the difference.
+        let edges = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 0.88, edgeStandardError: 0.006)
+        #expect(edges.ratio == 0.88 && edges.edgeWeight == 1 && abs(edges.relativeUncertainty - 0.006 / 0.88) < 1e-15)
+        let exif = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 1.3, edgeStandardError: 0.08)
+        #expect(exif.ratio == 1 && exif.edgeWeight == 0 && exif.relativeUncertainty == 0.04)
+        // Just inside the level: averaged.
+        let inside = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 0.9, edgeStandardError: 0.006)
+        #expect(inside.edgeWeight > 0.97 && inside.edgeWeight < 1 && inside.ratio > 0.9)
+    }
+
+    /// Monte Carlo: the true r₀ scatters about EXIF's 1 by σ_m, the edges measure it with σ_e. Where
+    /// the two agree (99 % of draws, by construction of the test), the weighted mean's stated
+    /// uncertainty is its RMS error (a wrong weight would give a larger error than stated; for
+    /// normal errors the weighted mean's error is independent of the difference, so selecting on
+    /// agreement does not bias it); over all draws, the 1 % that disagree included, the error is
+    /// below either source's.
+    @Test("the combination's error is below either source's and, where they agree, equals its stated σ",
+          arguments: [(0.04, 0.01), (0.04, 0.04), (0.02, 0.06)])
+    func combinationIsTheBetterEstimate(exif: Double, edges: Double) {
+        var rng = SplitMix64(seed: 7)
+        func uniform() -> Double { (Double(rng.next() >> 11) + 0.5) * 0x1.0p-53 }
+        func normal() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform()) }
+        let draws = 200_000, limit = AmbientRatioEstimate.compatibilityLimit * (exif * exif + edges * edges).squareRoot()
+        var squared = 0.0, edgeSquared = 0.0, agreeingSquared = 0.0, stated = 0.0, agreeing = 0
+        for _ in 0..<draws {
+            let truth = 1 + exif * normal(), measured = truth + edges * normal()
+            let c = AmbientRatioEstimate.combined(metadataUncertainty: exif, edgeRatio: measured, edgeStandardError: edges)
+            let e2 = (c.ratio - truth) * (c.ratio - truth)
+            squared += e2
+            edgeSquared += (measured - truth) * (measured - truth)
+            if abs(measured - 1) <= limit {
+                agreeing += 1; agreeingSquared += e2; stated += c.relativeUncertainty * c.ratio
+            }
+        }
+        let rms = (squared / Double(draws)).squareRoot(), edgeRMS = (edgeSquared / Double(draws)).squareRoot()
+        let agreeingRMS = (agreeingSquared / Double(agreeing)).squareRoot(), sigma = stated / Double(agreeing)
+        let disagreeing = 1 - Double(agreeing) / Double(draws)
+        print(String(format: "EXIF ±%.2f, edges ±%.2f: %.2f %% disagree; where they agree RMS error %.5f, stated %.5f; all draws %.5f; edges alone %.5f",
+                     exif, edges, 100 * disagreeing, agreeingRMS, sigma, rms, edgeRMS))
+        #expect(abs(disagreeing - 0.01) < 0.001)
+        #expect(abs(agreeingRMS / sigma - 1) < 0.01)
+        #expect(rms < 0.99 * min(exif, edgeRMS))
+    }
+}
