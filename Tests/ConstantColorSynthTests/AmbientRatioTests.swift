@@ -97,6 +97,10 @@ struct AmbientRatioTests {
                      truth[0], e.baseRatio, e.relativeUncertainty, e.edgeSampleCount, 100 * err.mean))
         #expect(e.source == .illuminationEdges)
         #expect(abs(err.mean) < 0.01)
+        // The edges' σ is a fraction of EXIF's 4 %: they carry nearly all the weight, and the report says so.
+        let edgeWeight = try #require(result.report.exposure.ambientRatio?.edgeWeight)
+        #expect(edgeWeight > 0.9 && edgeWeight == e.edgeWeight)
+        #expect(try #require(e.edgeRelativeUncertainty) < 0.01)
         // The metadata alone is off by more than that, so the test measures the estimate.
         #expect(abs(truth[0] - 1) > 0.02)
     }
@@ -192,6 +196,7 @@ struct AmbientRatioTests {
         print("no ambient edge: source \(e.source.rawValue), \(e.edgeSampleCount) profiles, r0 \(e.baseRatio)")
         #expect(e.source == .metadata)
         #expect(e.baseRatio == 1 && e.edgeSampleCount == 0)
+        #expect(e.edgeRatio == nil && e.edgeRelativeUncertainty == nil && e.edgeWeight == 0)
         #expect(abs(e.relativeUncertainty - Double(Confidence.defaultExposureRatioUncertainty)) < 1e-6)
         #expect(result.report.exposure.ambientRatio?.source == .metadata)
         #expect(result.report.exposure.estimatedAmbientToFlashRatio == result.report.exposure.ambientToFlashRatio)
