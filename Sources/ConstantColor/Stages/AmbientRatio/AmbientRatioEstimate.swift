@@ -25,8 +25,9 @@ import Foundation
 /// edgeRelativeUncertainty`) are two independent measurements of `r₀`: where they agree it is their
 /// inverse-variance weighted mean, more precise than either (`edgeWeight` the edges' share: near 1
 /// where the ambient light is bright enough for its edges to be sharp in the flash frame, small in
-/// dim light, where EXIF knows more), else the more precise of the two (`combined`). Where no illumination edge is found, `r₀` stays at the metadata's 1 and its
-/// uncertainty is `metadataUncertainty` — said in `source`, never silently.
+/// dim light, where EXIF knows more), else the more precise of the two (`combined`). Where no
+/// illumination edge is found, `r₀` stays at the metadata's 1 and its uncertainty is
+/// `metadataUncertainty` — said in `source`, never silently.
 public struct AmbientRatioEstimate: Sendable, Equatable {
     /// Where `baseRatio` comes from.
     public enum Source: String, Sendable, Codable {
