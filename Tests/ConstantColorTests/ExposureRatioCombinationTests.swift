@@ -71,3 +71,28 @@ struct ExposureRatioCombinationTests {
         #expect(rms < 0.99 * min(exif, edgeRMS))
     }
 }
+
+/// A library caller's exposure-ratio uncertainty is checked before any work: a negative or NaN one
+/// would make the weights meaningless (a NaN made EXIF look exact).
+@Suite("Exposure ratio uncertainty option")
+struct ExposureRatioUncertaintyOptionTests {
+    @Test("negative, NaN or infinite: FusionError, said in one line", arguments: [Float(-0.01), .nan, .infinity])
+    func invalidUncertaintyIsRefused(value: Float) {
+        let exposure = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2.8, isoSpeed: 100)
+        let image = PlanarImage(width: 32, height: 32, channelCount: 3, repeating: 1000)
+        var options = FusionOptions()
+        options.exposureRatioUncertainty = value
+        do {
+            _ = try FusionPipeline.run(flash: RawFrame(image: image, exposure: exposure, name: "flash"),
+                                       ambient: RawFrame(image: image, exposure: exposure, name: "ambient"),
+                                       camera: SyntheticScene.camera, flashProfile: SyntheticScene.flashProfile, options: options)
+            Issue.record("an uncertainty of \(value) was accepted")
+        } catch let FusionError.invalidExposureRatioUncertainty(v) {
+            #expect(v.isNaN ? value.isNaN : v == value)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+        let message = FusionError.invalidExposureRatioUncertainty(value).description
+        #expect(!message.contains("\n") && message.contains(">= 0"))
+    }
+}

@@ -68,6 +68,8 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
     case notRGB(name: String, channels: Int)
     /// A frame is too small to register.
     case tooSmall(name: String, width: Int, height: Int)
+    /// `FusionOptions.exposureRatioUncertainty` is negative or not a number.
+    case invalidExposureRatioUncertainty(Float)
 
     public var description: String {
         switch self {
@@ -75,6 +77,8 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
             return "\(a): size \(as_) differs from the flash frame \(f) (\(fs)); the frames must be the same size"
         case let .notRGB(name, c): return "\(name): has \(c) channel(s); camera RGB (3 samples per pixel) is required"
         case let .tooSmall(name, w, h): return "\(name): \(w)x\(h) is too small (at least 32x32 is needed to register)"
+        case let .invalidExposureRatioUncertainty(v):
+            return "the exposure ratio's relative uncertainty is \(v); it must be a finite number >= 0"
         }
     }
 }
@@ -121,6 +125,9 @@ public enum FusionPipeline {
         }
         guard flash.image.width >= 32, flash.image.height >= 32 else {
             throw FusionError.tooSmall(name: flash.name, width: flash.image.width, height: flash.image.height)
+        }
+        guard options.exposureRatioUncertainty.isFinite, options.exposureRatioUncertainty >= 0 else {
+            throw FusionError.invalidExposureRatioUncertainty(options.exposureRatioUncertainty)
         }
         _ = try flash.exposure.validated()
         _ = try ambient.exposure.validated()
