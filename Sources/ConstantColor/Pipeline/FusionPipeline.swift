@@ -68,7 +68,7 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
     case notRGB(name: String, channels: Int)
     /// A frame is too small to register.
     case tooSmall(name: String, width: Int, height: Int)
-    /// `FusionOptions.exposureRatioUncertainty` is negative or not a number.
+    /// `FusionOptions.exposureRatioUncertainty` is negative, NaN or infinite.
     case invalidExposureRatioUncertainty(Float)
 
     public var description: String {
