@@ -222,14 +222,14 @@ public struct ChartCalibration: Sendable {
             "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
             "slopeStandardError": .number(photonTransfer.shotSlopeStandardError)]
         if let dark = darkFrame {
-            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from differences of pixels \(PhotonTransfer.blockGap + 1) apart (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of differences of pixels \(DarkFrame.lag) apart in a row / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007; EMVA 1288 R4.0): per patch and channel, variance from differences of pixels \(PhotonTransfer.pixelDistance) apart (trimmed at 4 robust sigma) against mean; intercept = the dark frame's read variance (variance of differences of pixels \(DarkFrame.lag) apart in a row / 2, trimmed at 4 robust sigma), referred to the capture ISO as NoiseModel scales it; weighted least squares slope; gain = 1/slope, referred to ISO 100")
             m["readNoiseSource"] = .string("dark frame")
             if let darkFile { m["darkFile"] = .string(darkFile) }
             m["darkISO"] = .number(dark.iso)
             m["darkBlackLevelDN"] = .array([dark.blackLevelPerChannelDN.x, dark.blackLevelPerChannelDN.y, dark.blackLevelPerChannelDN.z].map(JSONValue.number))
             m["darkReadNoiseDNAtDarkISO"] = .array([dark.readNoisePerChannelDN.x, dark.readNoisePerChannelDN.y, dark.readNoisePerChannelDN.z].map(JSONValue.number))
         } else {
-            m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from differences of pixels \(PhotonTransfer.blockGap + 1) apart (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
+            m["method"] = .string("photon transfer (Janesick 2007): per patch and channel, variance from differences of pixels \(PhotonTransfer.pixelDistance) apart (trimmed at 4 robust sigma) against mean; weighted least squares line; gain = 1/slope, read noise = sqrt(intercept), referred to ISO 100")
             m["readNoiseSource"] = .string("photon transfer intercept")
         }
         if noiseCorrelation != nil {

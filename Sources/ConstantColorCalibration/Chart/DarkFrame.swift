@@ -51,7 +51,7 @@ public struct DarkFrame: Sendable, Equatable {
     /// dark frame with more than half its samples lit is refused.
     public static let litSigmas = 6.0
     /// Pixels between the two samples of a difference.
-    public static let lag = PhotonTransfer.blockGap + 1
+    public static let lag = PhotonTransfer.pixelDistance
 
     /// Measures a dark frame. Refused (`DarkFrameError`): another size than the capture's, more
     /// than half the samples above black + 6σ (a lit frame, or a wrong black level), or more than a

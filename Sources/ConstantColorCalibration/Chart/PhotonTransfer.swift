@@ -6,7 +6,7 @@ import ConstantColor
 /// a = read noise² (DN²) at the capture's ISO.
 ///
 /// A patch is not perfectly uniform (flash fall-off, texture), so its variance is measured on the
-/// differences of pixels `blockGap + 1` apart, horizontally and vertically: for pixels whose noise is
+/// differences of pixels `pixelDistance` apart, horizontally and vertically: for pixels whose noise is
 /// independent Var(p₁ − p₂) = 2σ², while a smooth trend only shifts the differences' mean. They are
 /// not neighbours because a demosaiced frame's neighbours share their noise (each missing sample is
 /// interpolated from the ones around it), which would make the difference's variance too small.
@@ -14,7 +14,7 @@ import ConstantColor
 /// blocks' variance, hence the noise's spatial correlation (`NoiseCorrelation`). The differences
 /// are trimmed at 4 robust standard deviations (1.4826 · MAD) first, so an edge or a hot pixel in
 /// the square does not count; the variance of a normal variable trimmed at ±4σ is 0.99893 σ²,
-/// which is corrected for. Assumed: the noise of pixels `blockGap + 1` or more apart is independent.
+/// which is corrected for. Assumed: the noise of pixels `pixelDistance` or more apart is independent.
 public enum PhotonTransfer {
     /// One point of the photon transfer curve.
     public struct Point: Sendable, Equatable {
@@ -78,6 +78,10 @@ public enum PhotonTransfer {
     /// 5 × 5 kernels, whose pixels 4 apart share the sample between them (with a gap of 3 their
     /// variance came out 1.2–1.6 % low on a flat field, `DemosaicedNoiseTests`).
     public static let blockGap = 4
+
+    /// Distance in pixels between the two pixels of a difference (`blockGap` pixels between them);
+    /// the dark frame's differences use the same (`DarkFrame.lag`).
+    public static let pixelDistance = blockGap + 1
 
     /// The photon transfer point of one channel over one square of a raw frame (DN), or nil when
     /// the pixel differences give fewer than 12 degrees of freedom. Unusable (`clipped`) pixels

@@ -95,12 +95,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let resampling = interpolation / k2 / 2
         let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
         let edges = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
-        var base = 1.0, source = Source.metadata, baseSigma = metadataUncertainty, weight = 0.0
-        if let e = edges {
-            (base, baseSigma, weight) = combined(metadataUncertainty: metadataUncertainty,
-                                                 edgeRatio: e.ratio, edgeStandardError: e.standardError)
-            source = .illuminationEdges
-        }
+        let (base, baseSigma, weight) = edges.map {
+            combined(metadataUncertainty: metadataUncertainty, edgeRatio: $0.ratio, edgeStandardError: $0.standardError)
+        } ?? (1, metadataUncertainty, 0)
         // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
         // is added to r₀ as it is.
         var rows = [Float](repeating: 0, count: h)
@@ -109,7 +106,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
             rows[y] = Float(base + bandFit.components.reduce(0) { $0 + $1.value(atFrameFraction: t) })
         }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance).squareRoot()
-        return AmbientRatioEstimate(baseRatio: base, source: source, banding: bandFit.components, rowRatios: rows,
+        return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
                                     edgeWeight: weight, ambientBlurVariance: 2 * k2 * blur)
