@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ConstantColor
+
+/// One profile of `IlluminationEdgeRatio` (stage 4a's r₀ from the ambient light's edges), against a
+/// Monte Carlo of its construction: a penumbra in A, `F′ = r₀·A + a line` plus noise in both frames,
+/// both detrended. Checks the errors-in-variables coefficient, the misfit's χ² law (the 99 % limit
+/// rejects about 1 % of clean profiles) and that a profile which also crosses a reflectance edge —
+/// whose coefficient lies between r₀ and Q — is refused.
+@Suite("Illumination edge profiles: coefficient, misfit χ² and the refusal of mixed edges")
+struct IlluminationEdgeProfileTests {
+    static let n = 11, reach = 5
+
+    /// A smooth penumbra along the profile, 0 … 1 (about 4 pixels wide).
+    static func penumbra(_ s: Int) -> Double { 0.5 * (1 + tanh(Double(s) / 1.5)) }
+
+    struct Draws {
+        var rng = SplitMix64(seed: 77)
+        mutating func uniform() -> Double { (Double(rng.next() >> 11) + 0.5) * 0x1.0p-53 }
+        mutating func normal() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform()) }
+    }
+
+    /// Channel fits of one profile: A = level + step·(penumbra + reflectance·ρ-step at `border`),
+    /// F′ = r·A_illumination-part + Q·(reflectance part) + a line, with noise of variance `va`, `vf`.
+    static func fit(_ draws: inout Draws, r: Double, step: Double, va: Double, vf: Double,
+                    reflectance: Double = 0, q: Double = 0, border: Int = 4) -> (g: Double, sigma: Double, misfit: Double)? {
+        let level = 10 * step
+        var a = [Double](repeating: 0, count: n), f = a
+        for i in 0..<n {
+            let s = i - reach
+            let illumination = step * penumbra(s), material = s >= border ? reflectance * step : 0
+            a[i] = level + illumination + material + va.squareRoot() * draws.normal()
+            // The flash's own smooth fall-off across the profile: a line the detrending removes.
+            f[i] = r * (level + illumination) + q * material + 40 * step + 0.3 * step * Double(s) + vf.squareRoot() * draws.normal()
+        }
+        IlluminationEdgeRatio.detrended(&a); IlluminationEdgeRatio.detrended(&f)
+        return IlluminationEdgeRatio.channelFit(flash: f, ambient: a, flashVariance: vf, ambientVariance: va, level: level)
+    }
+
+    @Test func cleanProfilesGiveRWithinTheirErrorAndFailTheMisfitLimitOnePercentOfTheTime() {
+        var draws = Draws()
+        // An edge whose detrended bend holds about 1800 times A's noise variance (the synthetic chart's
+        // illumination-edge profiles at 50 lux hold 1000–3000 and more), F′'s noise 35 times A's (as there).
+        let r = 1.0, va = 1.0, vf = 35.0, step = 100.0
+        let profiles = 20_000
+        var sum = 0.0, z2 = 0.0, refused = 0, misfits: [Double] = []
+        for _ in 0..<profiles {
+            var channels: [(g: Double, sigma: Double, misfit: Double)] = []
+            for _ in 0..<3 { if let c = Self.fit(&draws, r: r, step: step, va: va, vf: vf) { channels.append(c) } }
+            #expect(channels.count == 3)
+            let misfit = channels.reduce(0) { $0 + $1.misfit }
+            misfits.append(misfit)
+            if misfit >= IlluminationEdgeRatio.misfitLimit(channels: 3) { refused += 1 }
+            for c in channels { sum += c.g; z2 += (c.g - r) * (c.g - r) / (c.sigma * c.sigma) }
+        }
+        let mean = sum / Double(3 * profiles), meanZ2 = z2 / Double(3 * profiles)
+        let refusedShare = Double(refused) / Double(profiles)
+        misfits.sort()
+        let median = misfits[profiles / 2]
+        print(String(format: "clean profiles: mean g − r₀ %+.5f, mean z² %.3f, refused %.2f %%, median misfit %.2f (χ²₂₄ median %.2f)",
+                     mean - r, meanZ2, 100 * refusedShare, median, IlluminationEdgeRatio.misfitMedian(channels: 3)))
+        // σ of one channel's g is 0.14 here, of the mean over 60 000 about 6e-4; the second-order
+        // bias of the ratio, 2σ²_A/S, is 1e-3. 3e-3 would be a biased estimator.
+        #expect(abs(mean - r) < 3e-3)
+        #expect(abs(meanZ2 - 1) < 0.05)
+        // The binomial standard error of the share is 0.07 %; the detrended noise is exactly χ² with 8
+        // degrees of freedom per channel only for F′'s part, so a little room either side.
+        #expect(refusedShare > 0.006 && refusedShare < 0.016, "\(refusedShare)")
+        #expect(abs(median / IlluminationEdgeRatio.misfitMedian(channels: 3) - 1) < 0.06)
+    }
+
+    @Test func aProfileThatAlsoCrossesAReflectanceEdgeReadsHighAndIsRefused() {
+        var draws = Draws()
+        // The penumbra and, 4 pixels from its centre, a patch border that raises the reflectance by
+        // a fifth of the penumbra's step; the flash-to-ambient quotient Q across it is 8 (50 lux).
+        let r = 1.0, va = 1.0, vf = 35.0, step = 100.0, q = 8.0
+        let profiles = 2_000
+        var refused = 0, sum = 0.0
+        for _ in 0..<profiles {
+            var channels: [(g: Double, sigma: Double, misfit: Double)] = []
+            for _ in 0..<3 {
+                if let c = Self.fit(&draws, r: r, step: step, va: va, vf: vf, reflectance: 0.2, q: q) { channels.append(c) }
+            }
+            let misfit = channels.reduce(0) { $0 + $1.misfit }
+            if misfit >= IlluminationEdgeRatio.misfitLimit(channels: channels.count) { refused += 1 }
+            sum += channels.reduce(0) { $0 + $1.g } / Double(channels.count)
+        }
+        let mean = sum / Double(profiles), refusedShare = Double(refused) / Double(profiles)
+        print(String(format: "penumbra with a reflectance edge: mean g %.3f (r₀ 1, Q %.0f), refused %.1f %%", mean, q, 100 * refusedShare))
+        #expect(mean > r + 0.1)
+        #expect(refusedShare > 0.99, "\(refusedShare)")
+    }
+}
