@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(
             name: "CLCMS2", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // glibc's allocator controls (mallopt), for the command-line tool alone.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // Pure Swift: images, stages, calibration model, pipeline. No C.
         .target(name: "ConstantColor"),
         // TIFF, ICC and Little CMS: the only C imports.
@@ -33,6 +35,7 @@ let package = Package(
             name: "constant-color",
             dependencies: [
                 "ConstantColor", "ConstantColorIO", "ConstantColorSynth", "ConstantColorCalibration",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The test targets' shared deterministic generator.

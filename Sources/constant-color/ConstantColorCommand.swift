@@ -17,6 +17,9 @@ struct ConstantColorCommand: ParsableCommand {
     /// Runs the command and maps every failure to the documented exit status.
     static func main() {
         AtomicFile.removeTemporaryFilesOnInterrupt()
+        // A short-lived process handling frames of hundreds of MB: freed buffers are reused, not
+        // unmapped and faulted in again (`reuseFreedMemoryForLargeBuffers`).
+        reuseFreedMemoryForLargeBuffers()
         do {
             var command = try parseAsRoot()
             try command.run()
