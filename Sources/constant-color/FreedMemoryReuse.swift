@@ -9,7 +9,7 @@ import CMalloc
 /// 48 MB and a frame 145 MB, the pipeline frees and allocates about a dozen of them, and the kernel
 /// faults in and zeroes every new one. That was 0.3–1.6 s of system time per 12 MP fuse on the
 /// bench pair, much of it on the critical path of the parallel stages; reusing freed pages takes
-/// it to about 0.2 s (peak resident memory unchanged, about 0.73 GB).
+/// it to 0.2–0.5 s (peak resident memory unchanged, about 710 MiB).
 ///
 /// Process-wide, so the program decides, not the library: the command-line tool calls it at start
 /// (a long-lived process that did would keep its resident memory at its peak). Returns whether both
