@@ -94,6 +94,9 @@ struct FuseCommand: ParsableCommand {
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: cameraProfile,
                                             flashProfile: flashCalibration, options: options)
         timer.lap("pipeline")
+        if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
+            progress.say("warning: the ambient edges' residuals are \(String(format: "%.1f", scale))× what \(camera)'s noise model predicts: it understates these frames' noise (a calibration from raw frames used on demosaiced ones?) and the confidence map then claims too much; or most shadow edges lie on texture")
+        }
         progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
 
         let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)

@@ -55,6 +55,26 @@ import Testing
                                   "--max-ratio-error", "0.000001"])
         #expect(strict.status == 1, "\(strict.stdout)")
 
+        // A camera profile from raw frames used on demosaiced ones understates their noise: `fuse` says so.
+        // (At 600 × 400 the edges are measured on 4-pixel blocks, whose demosaiced noise is correlated
+        // beyond what the raw profile's independent noise allows; at 360 × 240, on 2-pixel blocks, the
+        // two nearly balance: 1.05.)
+        for (demosaic, warns) in [(nil, false), ("bilinear-rggb", true)] {
+            let pair = dir.appendingPathComponent("pair-\(demosaic ?? "raw")").path
+            let made = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--out", pair, "--width", "600", "--height", "400"]
+                                   + (demosaic.map { ["--demosaic", $0] } ?? []) + spectra)
+            #expect(made.status == 0, "\(made.stderr)")
+            let report = pair + "/report.json"
+            let f = try CLI.run(["fuse", pair + "/flash.tif", pair + "/ambient.tif",
+                                 "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                 "-o", pair + "/out.tif", "--report", report])
+            #expect(f.status == 0, "\(f.stderr)")
+            #expect(f.stderr.contains("noise model predicts") == warns, "\(demosaic ?? "raw"): \(f.stderr)")
+            let scale = try #require(JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object?["edgeMisfitScale"]?.double)
+            #expect(warns ? scale > 1.6 : scale < 1.35, "\(scale)")
+        }
+
         for bad in [["--flicker", "100"], ["--shake", "x,1"], ["--moving-object", "0.1,0.1,0.2,0.2"], ["--exposure-error", "0.9"],
                     ["--exposure-error", "0.02", "--exposure-factors", "1,1,1,1"], ["--flash-shading", "2"]] {
             let b = try CLI.run(["synth", "--preset", "50lux-5000K-on", "--out", dir.appendingPathComponent("bad").path] + bad + spectra)

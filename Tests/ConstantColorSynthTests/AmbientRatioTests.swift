@@ -24,7 +24,7 @@ struct AmbientRatioTests {
     }
 
     static func fuse(_ c: SynthCondition, width: Int = 360, height: Int = 240, seed: UInt64 = 11,
-                     estimate: Bool = true) throws -> (FusionResult, [Double]) {
+                     estimate: Bool = true, camera: CameraProfile = camera) throws -> (FusionResult, [Double]) {
         let r = try nikonRenderer(lib)
         let cap = try r.render(c, width: width, height: height, seed: seed, options: RenderOptions())
         var options = FusionOptions()
@@ -200,5 +200,25 @@ struct AmbientRatioTests {
         #expect(abs(e.relativeUncertainty - Double(Confidence.defaultExposureRatioUncertainty)) < 1e-6)
         #expect(result.report.exposure.ambientRatio?.source == .metadata)
         #expect(result.report.exposure.estimatedAmbientToFlashRatio == result.report.exposure.ambientToFlashRatio)
+        #expect(e.edgeMisfitScale == nil && result.report.exposure.ambientRatio?.edgeMisfitScale == nil)
+    }
+
+    /// The edge profiles' misfit tells a noise model that fits the frames from one that understates
+    /// their noise: the renderer's own model gives a median misfit near 1, the same model with a
+    /// quarter of the variance (the gain ×4, the read noise ÷2) about 4, past the limit at which
+    /// `fuse` warns.
+    @Test("edge misfit scale: about 1 with the true noise model, about 4 with a quarter of its variance")
+    func misfitScaleReadsTheNoiseModel() throws {
+        let c = SynthCondition.envelope(lux: 200, cctKelvin: 4000, duv: 0)
+        var understated = Self.camera
+        understated.noise.gainElectronsPerDN *= 4; understated.noise.readNoiseDN /= 2
+        let (right, _) = try Self.fuse(c)
+        let (wrong, _) = try Self.fuse(c, camera: understated)
+        let a = try #require(right.ambientRatio.edgeMisfitScale), b = try #require(wrong.ambientRatio.edgeMisfitScale)
+        print(String(format: "edge misfit scale: true noise model %.3f, a quarter of its variance %.3f", a, b))
+        #expect(a > 0.7 && a < 1.35)
+        #expect(b > 3 && b < 5.5)
+        #expect(a < AmbientRatioEstimate.understatedNoiseMisfitScale && b > AmbientRatioEstimate.understatedNoiseMisfitScale)
+        #expect(right.report.exposure.ambientRatio?.edgeMisfitScale == a)
     }
 }

@@ -121,6 +121,9 @@ public struct FusionReport: Sendable, Codable {
         public var edgeRatio: Double?, edgeRelativeUncertainty: Double?
         /// The edges' weight in r₀ against EXIF's (inverse-variance; 0 without edges).
         public var edgeWeight: Double
+        /// The edge profiles' median misfit over the noise model's (about 1 when the camera profile's
+        /// noise model fits the frames; `AmbientRatioEstimate.edgeMisfitScale`). Absent without edges.
+        public var edgeMisfitScale: Double?
         /// Flicker banding components removed.
         public var banding: [RowBanding]
         /// How much blurrier the registered ambient frame is than the flash frame, [x, y] variances in
@@ -133,6 +136,7 @@ public struct FusionReport: Sendable, Codable {
             source = r.source; baseRatio = r.baseRatio; meanRatio = r.meanRatio
             relativeUncertainty = r.relativeUncertainty; edgeSampleCount = r.edgeSampleCount; banding = r.banding
             edgeRatio = r.edgeRatio; edgeRelativeUncertainty = r.edgeRelativeUncertainty; edgeWeight = r.edgeWeight
+            edgeMisfitScale = r.edgeMisfitScale
             ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }
         }
     }

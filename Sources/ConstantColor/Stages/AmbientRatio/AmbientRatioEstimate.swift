@@ -54,6 +54,18 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var edgeRatio: Double? = nil, edgeRelativeUncertainty: Double? = nil
     /// The edges' weight in `baseRatio` (EXIF's is 1 − it): 0 without edges.
     public var edgeWeight: Double = 0
+    /// The illumination-edge profiles' median misfit over the median the camera profile's noise
+    /// model predicts for it (χ², `IlluminationEdgeRatio.misfitMedian`): 0.9–1.0 where the noise
+    /// model describes the frames; well above 1 where it understates their noise (a raw
+    /// calibration used on demosaiced frames gave 1.8–3.2) — the confidence map
+    /// then claims more than the data hold — or where most ambient edges cross texture. Nil without
+    /// edges.
+    public var edgeMisfitScale: Double? = nil
+    /// `edgeMisfitScale` above which the camera profile's noise model is said to understate the
+    /// frames' noise (`fuse` warns). On the hard fixtures' 90 conditions (raw, bilinear and Malvar,
+    /// both devices) the scale was 0.67–1.32 with the profiles calibrated for those frames and
+    /// 1.79–3.19 on the 60 demosaiced ones with the raw profiles.
+    public static let understatedNoiseMisfitScale = 1.6
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the
@@ -109,7 +121,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
-                                    edgeWeight: weight, ambientBlurVariance: 2 * k2 * blur)
+                                    edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: 2 * k2 * blur)
     }
 }
 

@@ -24,8 +24,9 @@ import Foundation
 /// counts neighbouring profiles as correlated (a factor 2) and grows with the scatter beyond the
 /// noise. Measured on the pair halved once more (`ReducedFramePair.halved`), with a margin.
 enum IlluminationEdgeRatio {
-    /// The measured ratio.
-    struct Result { var ratio: Double, standardError: Double, sampleCount: Int }
+    /// The measured ratio, and the candidate profiles' median misfit over its noise-model median
+    /// (`misfitMedian`; about 1 where the camera's noise model describes the frames).
+    struct Result { var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double }
 
     /// Fewest profiles in the final selection for a measurement.
     static let minimumSamples = 40
@@ -163,7 +164,7 @@ enum IlluminationEdgeRatio {
         // 0.9–1.0 of the model's).
         guard !candidates.isEmpty else { return nil }
         let relative = candidates.map { $0.misfit / misfitMedian(channels: $0.channels) }.sorted()
-        let scale = max(1, relative[relative.count / 2])
+        let misfitScale = relative[relative.count / 2], scale = max(1, misfitScale)
         let samples = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
         // when its noise is small against that gap (σ < 0.2·(Q − r)) and it is nearer r than Q
@@ -178,7 +179,7 @@ enum IlluminationEdgeRatio {
             guard let l = TukeyBiweight.location(chosen.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
                   l.count >= minimumSamples else { return nil }
             let centre = l.centre
-            result = Result(ratio: centre, standardError: l.standardError, sampleCount: l.count)
+            result = Result(ratio: centre, standardError: l.standardError, sampleCount: l.count, misfitScale: misfitScale)
             if abs(centre - r) < 1e-5 { break }
             r = centre
         }
