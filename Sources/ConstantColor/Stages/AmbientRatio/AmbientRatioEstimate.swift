@@ -55,11 +55,11 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// The edges' weight in `baseRatio` (EXIF's is 1 − it): 0 without edges.
     public var edgeWeight: Double = 0
     /// The illumination-edge profiles' median misfit over the median the camera profile's noise
-    /// model predicts for it (χ², `IlluminationEdgeRatio.misfitMedian`): 0.9–1.0 where the noise
+    /// model predicts for it (χ², `IlluminationEdgeRatio.misfitMedian`): 0.7–1.3 where the noise
     /// model describes the frames; well above 1 where it understates their noise (a raw
-    /// calibration used on demosaiced frames gave 1.8–3.2) — the confidence map
-    /// then claims more than the data hold — or where most ambient edges cross texture. Nil without
-    /// edges.
+    /// calibration used on demosaiced frames gave 1.8–3.2) — the confidence map then claims more
+    /// than the data hold — or where most ambient edges cross texture. Nil when the edges measured
+    /// nothing.
     public var edgeMisfitScale: Double? = nil
     /// `edgeMisfitScale` above which the camera profile's noise model is said to understate the
     /// frames' noise (`fuse` warns). On the hard fixtures' 90 conditions (raw, bilinear and Malvar,
