@@ -163,8 +163,9 @@ enum IlluminationEdgeRatio {
         // have lost two thirds of the profiles; with the demosaic-calibrated profile the median is
         // 0.9–1.0 of the model's).
         guard !candidates.isEmpty else { return nil }
-        let relative = candidates.map { $0.misfit / misfitMedian(channels: $0.channels) }.sorted()
-        let misfitScale = relative[relative.count / 2], scale = max(1, misfitScale)
+        var relative = candidates.map { Float($0.misfit / misfitMedian(channels: $0.channels)) }
+        let misfitScale = Double(relative.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) })
+        let scale = max(1, misfitScale)
         let samples = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
         // when its noise is small against that gap (σ < 0.2·(Q − r)) and it is nearer r than Q
