@@ -2,10 +2,9 @@ import Dispatch
 
 /// Box (moving-average) filter of a single plane: each output sample is the mean of the input over
 /// the `(2r+1) × (2r+1)` window around it, clipped to the image (so the mean is over the samples that
-/// exist). Two separable passes. Horizontally, direct sums: `2r+1` vectorizable adds per sample,
-/// which beats a running sum (a serial dependency chain along the row) for the radii the pipeline
-/// uses (3, 6 and 12); radii other than 3 add into four partial sums (a tree, not one chain).
-/// Vertically, direct sums for radius ≤ 3 and for windows clipped at the top or bottom, and block
+/// exist). Two separable passes. Horizontally, vectorizable sums of the window's own samples, which
+/// beat a running sum (a serial dependency chain along the row) for the radii the pipeline uses (3, 6
+/// and 12): directly for radii up to 3, in two levels above (`horizontalSums`). Vertically, direct sums for radius ≤ 3 and for windows clipped at the top or bottom, and block
 /// sums in Double for whole windows above radius 3 (`mean(_:width:height:radius:into:)`). Neither subtracts, so no sum carries the rounding of rows
 /// outside its window (moments such as `mean(I²) − mean(I)²` cancel, so rounding error matters: a
 /// running sum, adding the row that enters and subtracting the one that leaves, kept the rounding
@@ -40,12 +39,15 @@ public enum BoxFilter {
         // Horizontal sums of the rows just outside each band: r above, r below (band b's slots
         // [2r·b, 2r·b + r) above, [2r·b + r, 2r·(b+1)) below).
         let edgeRows = UnsafeMutablePointer<Float>.allocate(capacity: max(1, bands.count * 2 * r * w))
-        defer { edgeRows.deallocate() }
+        let edgeScratch = UnsafeMutablePointer<Float>.allocate(capacity: w)  // (`horizontalSums`' runs)
+        defer { edgeRows.deallocate(); edgeScratch.deallocate() }
         for (b, band) in bands.enumerated() {
             for k in 0..<r {
                 let above = band.lowerBound - r + k, below = band.upperBound + k
-                if above >= 0 { horizontalSums(src.value + above * w, width: w, radius: r, into: edgeRows + (2 * r * b + k) * w) }
-                if below < h { horizontalSums(src.value + below * w, width: w, radius: r, into: edgeRows + (2 * r * b + r + k) * w) }
+                if above >= 0 { horizontalSums(src.value + above * w, width: w, radius: r, into: edgeRows + (2 * r * b + k) * w,
+                                                scratch: edgeScratch) }
+                if below < h { horizontalSums(src.value + below * w, width: w, radius: r, into: edgeRows + (2 * r * b + r + k) * w,
+                                               scratch: edgeScratch) }
             }
         }
         let edges = UncheckedSendableBox(UnsafePointer(edgeRows))
@@ -56,12 +58,13 @@ public enum BoxFilter {
                 let blocked = r > 3, blockRows = 2 * r + 1
                 let band = bands[b], ringRows = 2 * r + 1
                 let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringRows * w)
+                let runs = UnsafeMutablePointer<Float>.allocate(capacity: w)  // (`horizontalSums`' scratch)
                 // Suffix sums of the block holding y − r (from y − r on) and the prefix sum of the
                 // next block (through row `prefixThrough`), in Double.
                 let suffix = UnsafeMutablePointer<Double>.allocate(capacity: blocked ? blockRows * w : 0)
                 let prefix = UnsafeMutablePointer<Double>.allocate(capacity: blocked ? w : 0)
                 var suffixBlock = -1, prefixThrough = -1
-                defer { ring.deallocate(); suffix.deallocate(); prefix.deallocate() }
+                defer { ring.deallocate(); runs.deallocate(); suffix.deallocate(); prefix.deallocate() }
                 @inline(__always) func slot(_ yy: Int) -> UnsafeMutablePointer<Float> { ring + (yy % ringRows) * w }
                 /// Puts row `yy`'s horizontal sums into the ring: from the band's own rows (not yet
                 /// overwritten: output row y is written after rows up to y + r were read) or the edges.
@@ -71,7 +74,7 @@ public enum BoxFilter {
                     } else if yy >= band.upperBound {
                         slot(yy).update(from: edges.value + (2 * r * b + r + yy - band.upperBound) * w, count: w)
                     } else {
-                        horizontalSums(src.value + yy * w, width: w, radius: r, into: slot(yy))
+                        horizontalSums(src.value + yy * w, width: w, radius: r, into: slot(yy), scratch: runs)
                     }
                 }
                 for yy in max(0, band.lowerBound - r)..<min(h, band.lowerBound + r) { fill(yy) }
@@ -191,9 +194,15 @@ public enum BoxFilter {
     }
 
     /// One row's horizontal sums (not yet divided): `t[x] = Σ_k s[x + k]`, k in −r…r, inside the
-    /// row; each output one sum of 2r+1 loads (shifted vectors in the interior).
+    /// row. Radius 3 (the guided filter's) as one unrolled sum of seven loads; radii 1 and 2 as four
+    /// partial sums; wider radii in two levels (`runLength`): sums of `m` consecutive samples into
+    /// `scratch` (`width` floats), then each window as ⌊(2r+1)/m⌋ of them and the samples left over —
+    /// 8 adds instead of 24 for radius 12. Every add is of samples inside the window, so no sum
+    /// carries the rounding of samples outside it, and the vector loops and the one-by-one ends add
+    /// in the same order (no sample depends on its lane).
     @inline(__always)
-    static func horizontalSums(_ s: UnsafePointer<Float>, width w: Int, radius r: Int, into t: UnsafeMutablePointer<Float>) {
+    static func horizontalSums(_ s: UnsafePointer<Float>, width w: Int, radius r: Int, into t: UnsafeMutablePointer<Float>,
+                               scratch g: UnsafeMutablePointer<Float>) {
         @inline(__always) func clipped(_ x: Int) -> Float {
             var sum: Float = 0
             for k in max(0, x - r)...min(w - 1, x + r) { sum += s[k] }
@@ -202,28 +211,72 @@ public enum BoxFilter {
         let interiorEnd = w - r  // x + r < w for x < interiorEnd
         var x = 0
         while x < min(r, w) { t[x] = clipped(x); x += 1 }
+        @inline(__always) func load(_ p: UnsafePointer<Float>, _ k: Int) -> SIMD8<Float> {
+            UnsafeRawPointer(p + k).loadUnaligned(as: SIMD8<Float>.self)
+        }
         if r == 3 {
             // The pipeline's radius (the guided filter's), unrolled: the same adds in the same order.
-            @inline(__always) func load(_ k: Int) -> SIMD8<Float> { UnsafeRawPointer(s + x + k).loadUnaligned(as: SIMD8<Float>.self) }
             while x + 8 <= interiorEnd {
-                var sum = load(-3)
-                sum += load(-2); sum += load(-1); sum += load(0); sum += load(1); sum += load(2); sum += load(3)
+                var sum = load(s, x - 3)
+                sum += load(s, x - 2); sum += load(s, x - 1); sum += load(s, x); sum += load(s, x + 1); sum += load(s, x + 2)
+                sum += load(s, x + 3)
                 UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
                 x += 8
             }
+            while x < w { t[x] = clipped(x); x += 1 }
+            return
         }
-        // Other radii: four partial sums, so that the adds are not one chain of dependent latencies.
+        let side = 2 * r + 1, m = runLength(side: side)
+        guard m > 1, interiorEnd > x else {
+            // Radii 1 and 2: four partial sums, so that the adds are not one chain of dependent latencies.
+            while x + 8 <= interiorEnd {
+                let sum = fourChainSum(count: side) { load(s, x - r + $0) }
+                UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+                x += 8
+            }
+            while x < w { t[x] = x < interiorEnd ? fourChainSum(count: side) { SIMD8(repeating: s[x - r + $0]) }[0] : clipped(x); x += 1 }
+            return
+        }
+        // Level 1: g[i] = s[i] + … + s[i + m − 1], for the runs the interior windows use (i from 0
+        // through interiorEnd − 1 − r + (q − 1)·m ≤ w − m).
+        let q = side / m, runsEnd = interiorEnd - r + (q - 1) * m
+        var i = 0
+        while i + 8 <= runsEnd {
+            var sum = load(s, i)
+            for k in 1..<m { sum += load(s, i + k) }
+            UnsafeMutableRawPointer(g + i).storeBytes(of: sum, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < runsEnd {
+            var sum = s[i]
+            for k in 1..<m { sum += s[i + k] }
+            g[i] = sum
+            i += 1
+        }
+        // Level 2: q runs from x − r, then the samples left over, in one order.
+        let leftOver = side - q * m
         while x + 8 <= interiorEnd {
-            let sum = fourChainSum(count: 2 * r + 1) { UnsafeRawPointer(s + x - r + $0).loadUnaligned(as: SIMD8<Float>.self) }
+            var sum = load(g, x - r)
+            for j in 1..<q { sum += load(g, x - r + j * m) }
+            for k in 0..<leftOver { sum += load(s, x - r + q * m + k) }
             UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
             x += 8
         }
-        // The rest one by one: whole windows added as the vector loop adds them (radius 3: one chain
-        // from x − 3, as `clipped`), so that no sample depends on its lane.
-        @inline(__always) func whole(_ x: Int) -> Float {
-            r == 3 ? clipped(x) : fourChainSum(count: 2 * r + 1) { SIMD8(repeating: s[x - r + $0]) }[0]
+        while x < interiorEnd {
+            var sum = g[x - r]
+            for j in 1..<q { sum += g[x - r + j * m] }
+            for k in 0..<leftOver { sum += s[x - r + q * m + k] }
+            t[x] = sum
+            x += 1
         }
-        while x < w { t[x] = x < interiorEnd ? whole(x) : clipped(x); x += 1 }
+        while x < w { t[x] = clipped(x); x += 1 }
+    }
+
+    /// The run length of the two-level horizontal sum of a `side`-sample window: the integer nearest
+    /// √side (fewest adds: m − 1 per run plus ⌊side/m⌋ − 1 + the remainder per window), 1 below
+    /// side 9 (radii 1–3, summed directly).
+    static func runLength(side: Int) -> Int {
+        side < 9 ? 1 : Int(Double(side).squareRoot().rounded())
     }
 
     /// `Σ term(j)` for j in 0..<count (count ≥ 1) in four partial sums — term 0 and every fourth from
