@@ -22,7 +22,8 @@ public enum BoxFilter {
     /// first, before any band writes.
     public static func mean(_ source: UnsafeBufferPointer<Float>, width w: Int, height h: Int, radius r: Int,
                             into destination: UnsafeMutableBufferPointer<Float>) {
-        mean(source, width: w, height: h, radius: r, into: destination, bands: rowBands(rowCount: h))
+        // One band per core: each band takes the horizontal sums of the r rows beyond its ends again.
+        mean(source, width: w, height: h, radius: r, into: destination, bands: rowBands(rowCount: h, bandsPerCore: 1))
     }
 
     /// The same over the given row bands (consecutive, covering the rows; tests choose them, so that

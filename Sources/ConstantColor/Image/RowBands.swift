@@ -1,10 +1,13 @@
 import Dispatch
 
-/// Splits `0..<rowCount` into at most one band per core and runs `body` on each band in parallel.
+/// Splits `0..<rowCount` into row bands (`rowBands`) and runs `body` on each band in parallel.
 ///
-/// Compute-bound stages call this once per pass; on a machine with N cores it never creates more
-/// than N bands (more bands than cores only adds scheduling cost for compute-bound work).
-/// Small images run on the calling thread.
+/// Several bands per core, not one: `concurrentPerform` hands the next band to whichever core is
+/// free, so a core slowed by another process, or a band whose pixels cost more (the wide windows
+/// are tried only where the model is unsure), does not leave the other cores waiting at the end of
+/// the pass. On the 12 MP bench pair, 8 bands per core against 1: wall median 1.27 against 1.33 s,
+/// faster in 7 of 10 alternating runs on the shared 2-core machine, outputs identical. Small
+/// images run on the calling thread.
 public func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
                            _ body: (Range<Int>) -> Void) {
     let bands = rowBands(rowCount: rowCount, minimumRowsPerBand: minimumRowsPerBand)
@@ -18,11 +21,15 @@ public func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
     }
 }
 
-/// The bands `forEachRowBand` splits `0..<rowCount` into: at most one per core, each at least
-/// `minimumRowsPerBand` rows (one band for small counts), in order.
-public func rowBands(rowCount: Int, minimumRowsPerBand: Int = 16) -> [Range<Int>] {
-    let cores = max(1, ProcessInfoCores.activeProcessorCount)
-    let bands = max(1, min(cores, rowCount / max(1, minimumRowsPerBand)))
+/// Bands per core of `rowBands` by default (see `forEachRowBand`).
+public let defaultBandsPerCore = 8
+
+/// The bands `forEachRowBand` splits `0..<rowCount` into: at most `bandsPerCore` per core, each
+/// at least `minimumRowsPerBand` rows (one band for small counts), in order. (A pass whose bands
+/// each redo work at their edges, as the box filter's, asks for one per core.)
+public func rowBands(rowCount: Int, minimumRowsPerBand: Int = 16, bandsPerCore: Int = defaultBandsPerCore) -> [Range<Int>] {
+    let limit = max(1, ProcessInfoCores.activeProcessorCount) * max(1, bandsPerCore)
+    let bands = max(1, min(limit, rowCount / max(1, minimumRowsPerBand)))
     return (0..<bands).map { (rowCount * $0 / bands)..<(rowCount * ($0 + 1) / bands) }
 }
 
