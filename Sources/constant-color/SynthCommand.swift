@@ -14,7 +14,7 @@ struct SynthCommand: ParsableCommand {
             the --out folder (darkroom.tif for a capture without ambient light, with dark.tif: its \
             dark frame, lens capped at the same exposure, black level and read noise only). Light: --preset NAME, or \
             --light SPEC@LUX[@PLACEMENT] (repeatable; SPEC = planckian:K[:DUV], daylight:K[:DUV], \
-            file:lamp-fl11.json, led:PEAK_NM[:HALF_WIDTH]; PLACEMENT = uniform, left, right, spot:CX:CY:SIGMA), \
+            file:lamp-fl11.json (in the spectral folder, or a path with a /), led:PEAK_NM[:HALF_WIDTH]; PLACEMENT = uniform, left, right, spot:CX:CY:SIGMA), \
             or --darkroom; --flat-field puts a uniform grey card in place of the chart (with --darkroom \
             and --flash-shading: a flat-field capture for calibrate flat-field). --set committed|envelope|hard|real-hard|all renders every preset of a set into \
             --out/NAME (real-hard: envelope conditions and lamps with every capture fault on). \

@@ -90,10 +90,32 @@ import ConstantColor
         #expect(abs(ohno.duv - duv) < 1e-4 && abs(ohno.cctKelvin - cct) < 1)
     }
 
+    /// Light descriptions outside what the models describe are refused when parsed, naming what was
+    /// expected; a spectrum with no photopic power (all zeros, all of it outside the visible range, or
+    /// negative) cannot be scaled to lux and says so instead of trapping.
+    @Test func lightParametersOutOfRangeAndDarkSpectraAreErrors() throws {
+        for (text, expected) in [("planckian:-4000", "1000–100000 K"), ("planckian:0", "1000–100000 K"), ("planckian:1", "1000–100000 K"),
+                                 ("planckian:4000:5", "Duv within ±0.05"), ("daylight:4000:0.5", "Duv within ±0.05"),
+                                 ("daylight:3000", "4000–25000 K"), ("led:5000", "380–780 nm"), ("led:550:0", "1–200 nm"),
+                                 ("led:550:-10", "1–200 nm")] {
+            do { _ = try LightSpectrum(parsing: text); Issue.record("\(text) was accepted") } catch {
+                #expect(error.description.contains(expected) && error.description.contains(text), "\(text): \(error)")
+            }
+        }
+        for text in ["planckian:1000", "planckian:100000:0.05", "daylight:25000:-0.05", "led:380:1", "led:780:200"] {
+            #expect(throws: Never.self, "\(text)") { _ = try LightSpectrum(parsing: text) }
+        }
+        let dark = [SpectralDistribution(name: "zeros") { _ in 0 }, LightSourceModel.narrowBandLED(peakNm: 5000, halfWidthNm: 15),
+                    SpectralDistribution(name: "negative") { _ in -1 }]
+        for s in dark {
+            #expect(throws: LightSourceError.noPhotopicPower(s.name)) { _ = try Photometry.scaled(s, toIlluminanceLux: 100, cmfs: lib.cmfs) }
+        }
+    }
+
     /// Illuminance: scaling to L lux gives K_m ∑ E ȳ Δλ = L for every source.
     @Test func scalingToLux() throws {
         for s in [lib.d65, LightSourceModel.planckian(temperatureKelvin: 3000), try lib.distribution(file: "lamp-hp1-sodium.json")] {
-            let e = Photometry.scaled(s, toIlluminanceLux: 250, cmfs: lib.cmfs)
+            let e = try Photometry.scaled(s, toIlluminanceLux: 250, cmfs: lib.cmfs)
             #expect(abs(Photometry.illuminanceLux(of: e, cmfs: lib.cmfs) - 250) < 1e-9)
         }
     }

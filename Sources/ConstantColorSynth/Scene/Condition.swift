@@ -11,22 +11,35 @@ public enum LightSpectrum: Sendable, Equatable, CustomStringConvertible {
     /// A saturated narrow-band LED (Ohno 2005 model).
     case narrowBand(peakNm: Double, halfWidthNm: Double)
 
-    /// Parses `planckian:3000[:DUV]`, `daylight:6500[:DUV]`, `file:lamp-fl11.json` (or a bare
-    /// `*.json` name) and `led:PEAK_NM[:HALF_WIDTH_NM]`.
+    /// Parses `planckian:3000[:DUV]` (1000–100000 K), `daylight:6500[:DUV]` (4000–25000 K; |Duv| ≤
+    /// 0.05 for both), `file:lamp-fl11.json` (or a bare `*.json` name; a name with a `/` is a path)
+    /// and `led:PEAK_NM[:HALF_WIDTH_NM]` (380–780 nm, 1–200 nm).
     public init(parsing text: String) throws(LightSourceError) {
         let p = text.split(separator: ":").map(String.init)
         func num(_ i: Int) throws(LightSourceError) -> Double {
             guard i < p.count, let v = Double(p[i]) else { throw .malformedSource(text) }
             return v
         }
+        /// `v` when `range` holds it, else the error naming what was expected.
+        func within(_ v: Double, _ range: ClosedRange<Double>, _ expected: String) throws(LightSourceError) -> Double {
+            guard range.contains(v) else { throw .parameterOutOfRange(source: text, expected: expected) }
+            return v
+        }
+        // Duv within what a colour-correction gel reaches (`offLocusSource`; lamps in ANSI C78.377
+        // stay within ±0.006).
+        func duv(_ i: Int) throws(LightSourceError) -> Double { try within(num(i), -0.05...0.05, "a Duv within ±0.05") }
         switch p.first?.lowercased() {
         case "planckian" where p.count == 2 || p.count == 3:
-            self = .planckian(cctKelvin: try num(1), duv: p.count == 3 ? try num(2) : 0)
+            // The CCT range of `PlanckianLocus.cctAndDuv`.
+            self = .planckian(cctKelvin: try within(num(1), 1000...100_000, "a Planckian temperature of 1000–100000 K"),
+                              duv: p.count == 3 ? try duv(2) : 0)
         case "daylight" where p.count == 2 || p.count == 3:
-            self = .daylight(cctKelvin: try num(1), duv: p.count == 3 ? try num(2) : nil)
+            self = .daylight(cctKelvin: try within(num(1), 4000...25_000, "a CIE daylight temperature of 4000–25000 K"),
+                             duv: p.count == 3 ? try duv(2) : nil)
         case "file" where p.count == 2: self = .file(p[1])
         case "led" where p.count == 2 || p.count == 3:
-            self = .narrowBand(peakNm: try num(1), halfWidthNm: p.count == 3 ? try num(2) : 15)
+            self = .narrowBand(peakNm: try within(num(1), 380...780, "an LED peak of 380–780 nm"),
+                               halfWidthNm: p.count == 3 ? try within(num(2), 1...200, "an LED half width of 1–200 nm") : 15)
         default:
             if p.count == 1, text.hasSuffix(".json") { self = .file(text); return }
             throw .malformedSource(text)
@@ -51,7 +64,9 @@ public enum LightSpectrum: Sendable, Equatable, CustomStringConvertible {
         case .daylight(let t, let duv):
             guard let duv else { return try LightSourceModel.daylight(cctKelvin: t, basis: library.daylightBasis) }
             return try library.locus.offLocusSource(cctKelvin: t, duv: duv, daylightBasis: library.daylightBasis)
-        case .file(let f): return try library.distribution(file: f)
+        case .file(let f):
+            // A name in the spectral folder, or a path (as `synth --camera` and `--flash` take them).
+            return f.contains("/") ? try SpectralDistribution(path: f) : try library.distribution(file: f)
         case .narrowBand(let p, let w): return LightSourceModel.narrowBandLED(peakNm: p, halfWidthNm: w)
         }
     }

@@ -127,12 +127,12 @@ public struct SceneRenderer: Sendable {
             }
             mats.append(SpectralDistribution(workingGridValues: r.values, name: "moving object (\(o.reflectanceName))"))
         }
-        let flashSPD = Photometry.scaled(flash, toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
+        let flashSPD = try Photometry.scaled(flash, toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
         let flashL = mats.map { camera.channelLuminance(reflectance: $0, irradiance: flashSPD, normalization: k) }
         var ambient: [SIMD3<Double>] = []
         var spds: [SpectralDistribution] = []
         for light in condition.lights {
-            let spd = Photometry.scaled(try light.spectrum.distribution(in: library), toIlluminanceLux: light.lux, cmfs: cmfs)
+            let spd = try Photometry.scaled(try light.spectrum.distribution(in: library), toIlluminanceLux: light.lux, cmfs: cmfs)
             spds.append(spd)
             ambient += mats.map { camera.channelLuminance(reflectance: $0, irradiance: spd, normalization: k) }
         }
@@ -152,7 +152,7 @@ public struct SceneRenderer: Sendable {
         let f = (w / 2) / tan(camera.horizontalFieldOfViewDegrees * Double.pi / 360)
         var edgeL: [SIMD3<Double>] = [], edgeWhite = SIMD3<Double>.zero, shadingR = 0.0
         if let sh = effects.flashColorShading {
-            let edge = Photometry.scaled(Self.flashEdgeSPD(flash, shading: sh), toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
+            let edge = try Photometry.scaled(Self.flashEdgeSPD(flash, shading: sh), toIlluminanceLux: flashLuxAtCenter, cmfs: cmfs)
             edgeL = mats.map { camera.channelLuminance(reflectance: $0, irradiance: edge, normalization: k) }
             edgeWhite = camera.channelLuminance(reflectance: .constant(1, name: "white"), irradiance: edge, normalization: k)
             shadingR = sh.edgeRadiusFraction * 0.5 * (w * w + h * h).squareRoot()

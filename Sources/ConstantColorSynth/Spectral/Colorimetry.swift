@@ -12,11 +12,13 @@ public enum Photometry {
         maximumLuminousEfficacyLumensPerWatt * irradiance.integral(against: cmfs.yBar)
     }
 
-    /// The distribution scaled so that, read as spectral irradiance in W·m⁻²·nm⁻¹, it gives `lux`.
+    /// The distribution scaled so that, read as spectral irradiance in W·m⁻²·nm⁻¹, it gives `lux`;
+    /// an error when it gives no illuminance to scale (all zeros, negative or not finite values, or
+    /// all of its power outside the visible range).
     public static func scaled(_ spd: SpectralDistribution, toIlluminanceLux lux: Double,
-                              cmfs: ColorMatchingFunctions) -> SpectralDistribution {
+                              cmfs: ColorMatchingFunctions) throws(LightSourceError) -> SpectralDistribution {
         let e = illuminanceLux(of: spd, cmfs: cmfs)
-        precondition(e > 0, "\(spd.name) has no photopic power")
+        guard e > 0, e.isFinite, spd.values.allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw .noPhotopicPower(spd.name) }
         return spd.scaled(by: lux / e)
     }
 }

@@ -85,12 +85,18 @@ public enum LightSourceError: Error, Equatable, CustomStringConvertible {
     case tintDidNotConverge(cctKelvin: Double, duv: Double)
     /// A source description could not be parsed.
     case malformedSource(String)
+    /// A parameter of a source description is outside what the model describes.
+    case parameterOutOfRange(source: String, expected: String)
+    /// A distribution gives no illuminance (zero, negative or not finite), so it cannot be scaled to lux.
+    case noPhotopicPower(String)
 
     public var description: String {
         switch self {
         case .daylightCCTOutOfRange(let t): return "CIE daylight is defined for 4000–25000 K, not \(t) K"
         case .tintDidNotConverge(let t, let d): return "cannot tint a source to CCT \(t) K, Duv \(d)"
         case .malformedSource(let s): return "light source '\(s)' is not understood"
+        case .parameterOutOfRange(let s, let expected): return "light source '\(s)': expected \(expected)"
+        case .noPhotopicPower(let name): return "'\(name)' gives no illuminance (its spectrum weighted by ȳ(λ) is not positive), so it cannot be scaled to lux"
         }
     }
 }
