@@ -59,6 +59,11 @@ struct CheckCommand: ParsableCommand {
             if let bad = map.image.samples.first(where: { !($0 >= 0 && $0 <= 1) }) {
                 throw CLIError(file: confidence, problem: "is not a confidence map: it holds \(bad), outside [0, 1]")
             }
+            // The map must be the report's run's: a map of another size is another capture.
+            if let width = r.members["width"]?.double, let height = r.members["height"]?.double,
+               Int(width) != map.image.width || Int(height) != map.image.height {
+                throw CLIError(file: confidence, problem: "is \(map.image.width)x\(map.image.height), but \(report) is of a \(Int(width))x\(Int(height)) run: not its confidence map")
+            }
             guard x + w <= map.image.width, y + h <= map.image.height else {
                 throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(map.image.width)x\(map.image.height) map")
             }

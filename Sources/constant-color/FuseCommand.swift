@@ -97,32 +97,45 @@ struct FuseCommand: ParsableCommand {
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
             progress.say("warning: the ambient edges' residuals are \(String(format: "%.1f", scale))× what \(camera)'s noise model predicts: it understates these frames' noise (a calibration from raw frames used on demosaiced ones?) and the confidence map then claims too much; or most shadow edges lie on texture")
         }
+        switch result.report.rendering.exposureSource {
+        case .darkRoom: break
+        case .flashFrame where result.report.clippedFraction.either > 0.99:
+            let c = result.report.clippedFraction
+            progress.say("warning: \(String(format: "%.0f", 100 * c.either)) % of the pixels are clipped (at the black or white level) in a frame (flash \(String(format: "%.0f", 100 * c.flash)) %, ambient \(String(format: "%.0f", 100 * c.ambient)) %): is \(camera) for these files (bit depth, black level)? The output is the flash frame's rendering, with confidence 0")
+        case .flashFrame:
+            progress.say("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
+        case .none:
+            progress.say("warning: neither frame has a usable pixel above \(camera)'s black level \(Int(cameraProfile.blackLevel)): is this profile for these files (bit depth, black level)? The output is black")
+        }
         progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
 
         let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
-        // The output files are independent: written at the same time, one thread each.
+        // The output files are independent: written at the same time, one thread each, into
+        // temporary files that are renamed into place together once all are written (a failure in
+        // any leaves every output as it was).
         let finished = result
+        let staged = AtomicFileSet()
         var writes: [() throws -> Void] = [{
-            try TIFFWriter.writeRGB16(finished.rendered16, to: output, iccProfile: icc, protectedPaths: inputs)
+            try TIFFWriter.writeRGB16(finished.rendered16, to: output, iccProfile: icc, protectedPaths: inputs, staging: staged)
         }]
         if let confidence {
-            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: confidence, protectedPaths: inputs) }
+            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: confidence, protectedPaths: inputs, staging: staged) }
         }
         if let measurementConfidence {
-            writes.append { try TIFFWriter.writeFloat(finished.measurementConfidence, to: measurementConfidence, protectedPaths: inputs) }
+            writes.append { try TIFFWriter.writeFloat(finished.measurementConfidence, to: measurementConfidence, protectedPaths: inputs, staging: staged) }
         }
         if let linear, let linearImage = finished.linear {
             writes.append {
                 try TIFFWriter.write(linearImage, to: linear,
                                      options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
-                                     protectedPaths: inputs)
+                                     protectedPaths: inputs, staging: staged)
             }
         }
         if let fallback, let image = finished.fallback16 {
-            writes.append { try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs) }
+            writes.append { try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs, staging: staged) }
         }
-        try runConcurrently(writes)
+        do { try runConcurrently(writes) } catch { staged.discard(); throw error }
         timer.lap("encode")
         for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
         result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
@@ -137,8 +150,11 @@ struct FuseCommand: ParsableCommand {
             // A quantity that could not be measured (e.g. the registration residual of featureless
             // frames, infinite) is written as the string "inf" / "-inf" / "nan": JSON has no such numbers.
             encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            try AtomicFile.write(try encoder.encode(result.report), to: report, protectedPaths: inputs)
+            do {
+                try AtomicFile.write(try encoder.encode(result.report), to: report, protectedPaths: inputs, staging: staged)
+            } catch { staged.discard(); throw error }
         }
+        try staged.commit()
         progress.say(String(format: "done in %.2f s (decode %.2f, pipeline %.2f, encode %.2f)",
                             result.report.timingsSeconds["total"] ?? 0, timer.seconds["decode"] ?? 0,
                             timer.seconds["pipeline"] ?? 0, timer.seconds["encode"] ?? 0))

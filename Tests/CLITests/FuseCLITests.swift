@@ -140,17 +140,105 @@ struct FuseCLITests {
         #expect(residual.string == "inf", "\(residual)")
     }
 
-    @Test("an output that cannot be written (missing folder, a folder, empty path) is refused before the run: exit 2, no output of the set written")
+    @Test("an output that cannot be written (missing folder, a folder, empty path, a file taken for a folder) is refused before the run: exit 2, no output of the set written")
     func unwritableOutputs() throws {
         let pair = try PairFolder()
         defer { pair.remove() }
         for (extra, mention) in [(["--report", pair.file("missing/r.json")], "does not exist"), (["--confidence", pair.path], "is a folder"),
-                                 (["--linear", ""], "empty path")] {
+                                 (["--linear", ""], "empty path"),
+                                 (["--report", pair.file("flash.tif") + "/r.json"], "is a file, not a folder")] {
             let r = try CLI.run(pair.fuseArguments(extra))
             #expect(r.status == 2 && r.stderr.contains(mention), "\(r.stderr)")
             #expect(r.stderr.split(separator: "\n").filter { $0.contains("error") }.count == 1, "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: pair.file("out.tif")), "out.tif was written by a failed run")
         }
+    }
+
+    @Test("one capture given as both frames, or the frames swapped: no pixel measured flash light; a warning says so, the report names the flash frame as the exposure's source, and the output is the flash frame's rendering, not all white")
+    func noFlashLightMeasured() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (flash, ambient) in [("flash.tif", "flash.tif"), ("ambient.tif", "flash.tif")] {
+            let r = try CLI.run(["fuse", pair.file(flash), pair.file(ambient), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("out.tif"), "--report", pair.file("report.json")])
+            #expect(r.status != 2, "\(r.stderr)")
+            #expect(r.stderr.contains("warning: no pixel measured flash light"), "\(flash) \(ambient): \(r.stderr)")
+            let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
+            #expect(report["rendering"]?.object?["exposureSource"]?.string == "flashFrame")
+            #expect(report["centerWeightedMeanConfidence"]?.double == 0)
+            let out = try TIFFReader.read(path: pair.file("out.tif")).image.samples
+            let white = out.filter { $0 >= 65535 }.count, mean = out.reduce(0, +) / Float(out.count)
+            #expect(white < out.count / 50 && mean > 10_000 && mean < 60_000, "\(flash) \(ambient): \(white) white samples, mean \(mean)")
+        }
+        // The normal pair: the exposure comes from the flash-only estimate, without a warning.
+        let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json")]))
+        #expect(r.status != 2 && !r.stderr.contains("warning: no pixel"), "\(r.stderr)")
+        #expect((try JSONValue.read(path: pair.file("report.json")).object ?? [:])["rendering"]?.object?["exposureSource"]?.string == "darkRoom")
+    }
+
+    @Test("--output-scale renders brighter or darker, but the confidence (measured at the automatic exposure) does not change")
+    func outputScaleLeavesConfidence() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let auto = try CLI.run(pair.fuseArguments(["--report", pair.file("a.json"), "--measurement-confidence", pair.file("a.tif")]))
+        #expect(auto.status != 2, "\(auto.stderr)")
+        let rendering = try #require((try JSONValue.read(path: pair.file("a.json")).object ?? [:])["rendering"]?.object)
+        let automatic = try #require(rendering["outputScale"]?.double)
+        #expect(rendering["measurementScale"]?.double == automatic)
+        let first = try TIFFReader.read(path: pair.file("out.tif")).image.samples
+        for factor in [0.01, 30.0] {
+            let r = try CLI.run(pair.fuseArguments(["--report", pair.file("b.json"), "--measurement-confidence", pair.file("b.tif"),
+                                                    "--output-scale", String(automatic * factor)]))
+            #expect(r.status != 2, "\(r.stderr)")
+            #expect(try TIFFReader.read(path: pair.file("b.tif")).image.samples == TIFFReader.read(path: pair.file("a.tif")).image.samples,
+                    "×\(factor)")
+            #expect(try TIFFReader.read(path: pair.file("out.tif")).image.samples != first, "×\(factor): the rendering did not change")
+            let b = try JSONValue.read(path: pair.file("b.json")).object ?? [:]
+            #expect(b["rendering"]?.object?["measurementScale"]?.double == automatic)
+        }
+    }
+
+    @Test("an output that fails while the outputs are written (a linear value a float cannot hold) leaves every output of the set as it was, and no temporary file")
+    func lateWriteFailureChangesNothing() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let old = Data("an older output".utf8)
+        for name in ["out.tif", "conf.tif", "report.json"] { try old.write(to: URL(fileURLWithPath: pair.file(name))) }
+        let r = try CLI.run(pair.fuseArguments(["--confidence", pair.file("conf.tif"), "--report", pair.file("report.json"),
+                                                "--linear", pair.file("linear.tif"), "--output-scale", "1e40"]))
+        #expect(r.status == 2 && r.stderr.contains("linear.tif") && r.stderr.contains("not finite"), "\(r.stderr)")
+        for name in ["out.tif", "conf.tif", "report.json"] {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: pair.file(name))) == old, "\(name) was replaced")
+        }
+        #expect(!FileManager.default.fileExists(atPath: pair.file("linear.tif")))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: pair.path).filter { $0.contains(".tmp") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("synth with a light the models do not describe (0 K, an LED peak at 5000 nm, Duv 5): exit 2 with one line, nothing rendered")
+    func synthRefusesLightsOutOfRange() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (light, mention) in [("planckian:0@200", "1000–100000 K"), ("led:5000@200", "380–780 nm"), ("planckian:4000:5@200", "±0.05")] {
+            let r = try CLI.run(["synth", "--light", light, "--spectra", FlatFieldCLITests.spectra, "--out", pair.file("s")])
+            #expect(r.status == 2 && r.stderr.contains(mention), "\(light): \(r.status) \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(light): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: pair.file("s/flash.tif")))
+        }
+    }
+
+    @Test("check --roi refuses a confidence map of another size than the report's run")
+    func checkRefusesAnotherRunsMap() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json"), "--confidence", pair.file("conf.tif")]))
+        #expect(r.status != 2, "\(r.stderr)")
+        #expect(try CLI.run(["check", pair.file("report.json"), "--roi", "0,0,8,8", "--confidence", pair.file("conf.tif"),
+                             "--threshold", "0"]).status == 0)
+        try TIFFWriter.writeFloat(PlanarImage(width: 32, height: 32, channelCount: 1), to: pair.file("small.tif"))
+        let c = try CLI.run(["check", pair.file("report.json"), "--roi", "0,0,8,8", "--confidence", pair.file("small.tif")])
+        #expect(c.status == 2 && c.stderr.contains("small.tif") && c.stderr.contains("not its confidence map"), "\(c.stderr)")
+        #expect(c.stderr.split(separator: "\n").count == 1, "\(c.stderr)")
     }
 
     @Test("a flash profile calibrated for another camera: a warning names both")

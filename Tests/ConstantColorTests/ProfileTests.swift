@@ -92,7 +92,7 @@ struct ProfileTests {
         }
     }
 
-    @Test("schemaVersion must be the integer 1 (1.5 and 0 are invalid, 2 is newer); a number beyond Double is a one-line error with its key path")
+    @Test("schemaVersion must be the integer 1 (1.5 and 0 are invalid, 2 is newer); a negative black level is invalid; a number beyond Double is a one-line error with its key path")
     func schemaVersionAndRange() throws {
         func error(_ text: String) -> JSONFileError? {
             do { _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json"); return nil }
@@ -104,6 +104,8 @@ struct ProfileTests {
         }
         #expect(error(cameraJSON.replacingOccurrences(of: "\"schemaVersion\": 1", with: "\"schemaVersion\": 2"))
                 == .unsupportedVersion(file: "cam.json", version: 2))
+        #expect(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": -5"))
+                == .invalidValue(file: "cam.json", key: "blackLevel", expected: "a non-negative code value"))
         let huge = try #require(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": 1e400")))
         #expect(huge.description.contains("cam.json") && huge.description.contains("the value at blackLevel cannot")
                 && !huge.description.contains("\n") && !huge.description.contains("DecodingError"), "\(huge)")

@@ -40,6 +40,9 @@ public struct CameraProfile: Sendable, Equatable {
         name = (try? r.string("name")) ?? "unnamed camera"
         blackLevel = try r.number("blackLevel")
         whiteLevel = try r.number("whiteLevel")
+        guard blackLevel >= 0 else {
+            throw JSONFileError.invalidValue(file: file, key: "blackLevel", expected: "a non-negative code value")
+        }
         guard whiteLevel > blackLevel else {
             throw JSONFileError.invalidValue(file: file, key: "whiteLevel", expected: "greater than blackLevel")
         }

@@ -159,11 +159,24 @@ public enum FusionPipeline {
         }
         timings.lap("ambientRatio")
 
-        // 5. Color rendering's exposure, from the usable, well-exposed part of D.
-        var rendering = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
-        let scale = options.outputScale ?? ColorRendering.automaticScale(
-            cameraToXYZ: rendering.cameraToXYZ, image: D.difference, flags: D.flags)
-        rendering = rendering.withScale(scale)
+        // 5. Color rendering's exposure, from the usable, well-exposed part of D. Where D has no
+        // signal at all (no pixel measured flash light: frames swapped, one capture twice, a flash
+        // that did not fire), from the flash frame, which the gap fill then shows (SPEC 2.7).
+        let unscaled = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
+        let darkRoomExposure = ColorRendering.automaticScaleIfSignal(
+            cameraToXYZ: unscaled.cameraToXYZ, image: D.difference, flags: D.flags)
+        let flashFrameExposure = darkRoomExposure == nil
+            ? ColorRendering.automaticScaleIfSignal(cameraToXYZ: unscaled.cameraToXYZ, image: F.image, flags: F.clipped) : nil
+        let automatic = darkRoomExposure ?? flashFrameExposure ?? 1
+        let exposureSource: FusionReport.ExposureSource = darkRoomExposure != nil ? .darkRoom
+            : flashFrameExposure != nil ? .flashFrame : .none
+        let scale = options.outputScale ?? automatic
+        let rendering = unscaled.withScale(scale)
+        // The confidence measures σ in ΔE00 chroma at each pixel's colour, and CIELAB's non-linearity
+        // makes that depend on the exposure: it is measured at the automatic (scene-referred) one,
+        // so that `outputScale`, a choice of how bright to render, does not change what the
+        // measurement is worth.
+        let measurementRendering = unscaled.withScale(automatic)
 
         // 4b + 6. The flash-guided models of D (three window sizes), then in one pass the noise-reduced D
         // and the confidence.
@@ -180,9 +193,12 @@ public enum FusionPipeline {
         timings.lap("noiseReductionWide")
         let model = options.noiseReduction.model(estimate: D, flash: F, reusing: moved(&storage), scratch: &scratch)
         timings.lap("noiseReduction")
-        let confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: rendering,
+        var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
                                                  reusing: consume scratch).confidence
+        // No pixel of D has positive luminance: no flash light was measured anywhere, whatever the
+        // noise says about the differences (0 = no information, SPEC 2.6).
+        if darkRoomExposure == nil { confidence.samples.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
         var spare = (consume model).planes
         timings.lap("confidence")
         // 6b. The flash's colour shading across the frame (FlashShading), on D and on the flash frame
@@ -234,6 +250,7 @@ public enum FusionPipeline {
                                    either: Double(either) / Double(max(1, D.flags.count))),
             rendering: .init(primaries: options.primaries.rawValue, linearSpace: options.linearSpace.rawValue,
                              outputScale: scale, automaticExposure: options.outputScale == nil,
+                             exposureSource: exposureSource, measurementScale: automatic,
                              toneCurveKnee: Double(curve.knee), gamma: Double(curve.gamma),
                              flashFrameScale: flashScale,
                              flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),

@@ -32,6 +32,19 @@ public struct FusionReport: Sendable, Codable {
     /// Input and profile paths (`flash`, `ambient`, `camera`, `flashProfile`) and outputs.
     public var inputs: [String: String]
 
+    /// What `rendering.exposureSource` names.
+    public enum ExposureSource: String, Sendable, Codable {
+        /// The flash-only estimate `D` (the normal case).
+        case darkRoom
+        /// The flash frame: no pixel of `D` has positive luminance, so no pixel measured the flash's
+        /// light (frames swapped, one capture given twice, a flash that did not fire); the output is
+        /// then the gap fill's rendering of the flash frame.
+        case flashFrame
+        /// Neither frame has a usable pixel of positive luminance (e.g. every sample at or below the
+        /// camera profile's black level): exposure 1.
+        case none
+    }
+
     /// The colour confidence in the report.
     public struct ColorConfidenceReport: Sendable, Codable {
         /// Whether it counts the flash profile's colorimetric uncertainty (false: the profile has no
@@ -161,6 +174,10 @@ public struct FusionReport: Sendable, Codable {
         public var outputScale: Double
         /// Whether it was chosen automatically.
         public var automaticExposure: Bool
+        /// What the automatic exposure was taken from (also when `outputScale` was given).
+        public var exposureSource: ExposureSource
+        /// The exposure the confidence is measured at: the automatic one, whatever `outputScale`.
+        public var measurementScale: Double
         /// Tone curve knee.
         public var toneCurveKnee: Double
         /// Encoding gamma.

@@ -64,6 +64,12 @@ public struct ColorRendering: Sendable {
     /// (`flags[i] == 0`, e.g. `PixelFlag`s or clipping marks; all pixels when nil) to 0.9.
     /// Returns 1 when there is no signal.
     public static func automaticScale(cameraToXYZ: Matrix3, image: PlanarImage, flags: [UInt8]? = nil) -> Double {
+        automaticScaleIfSignal(cameraToXYZ: cameraToXYZ, image: image, flags: flags) ?? 1
+    }
+
+    /// `automaticScale`, or nil when the image has no signal to expose by: fewer than 16 sampled
+    /// usable pixels of positive luminance.
+    public static func automaticScaleIfSignal(cameraToXYZ: Matrix3, image: PlanarImage, flags: [UInt8]? = nil) -> Double? {
         let n = image.pixelCount
         let row = cameraToXYZ.rows[1].map { Float($0) }
         let (r0, r1, r2) = (row[0], row[1], row[2])
@@ -88,10 +94,10 @@ public struct ColorRendering: Sendable {
                 }
             }
         }
-        guard values.count >= 16 else { return 1 }
+        guard values.count >= 16 else { return nil }
         let k = min(values.count - 1, Int(Double(values.count) * automaticPercentile))
         let p = values.withUnsafeMutableBufferPointer { $0.partitionAtMedian(k) }
-        return p > 0 ? automaticTarget / Double(p) : 1
+        return p > 0 ? automaticTarget / Double(p) : nil
     }
 
     /// The 3×3 matrix from camera RGB to the linear output, scale included.

@@ -18,9 +18,11 @@ public enum AtomicFile {
         for (data, path) in encoded { try write(data, to: path, protectedPaths: protectedPaths) }
     }
 
-    /// Writes `data` to `path` atomically; refuses when `path` is one of `protectedPaths`.
-    public static func write(_ data: Data, to path: String, protectedPaths: [String] = []) throws(AtomicFileError) {
-        try withTemporaryPath(for: path, protectedPaths: protectedPaths, mapError: { $0 }) {
+    /// Writes `data` to `path` atomically; refuses when `path` is one of `protectedPaths`. With
+    /// `staging`, the file is renamed into place only by the set's `commit`.
+    public static func write(_ data: Data, to path: String, protectedPaths: [String] = [],
+                             staging: AtomicFileSet? = nil) throws(AtomicFileError) {
+        try withTemporaryPath(for: path, protectedPaths: protectedPaths, staging: staging, mapError: { $0 }) {
             (temporary: String) throws(AtomicFileError) in
             do {
                 try data.write(to: URL(fileURLWithPath: temporary))
@@ -37,9 +39,10 @@ public enum AtomicFile {
     /// opening it with truncation). When `body` throws, or finishing fails, the temporary file
     /// is removed and the error is thrown; `path` is left as it was. Errors of this helper itself
     /// are turned into the caller's error type by `mapError`. A replaced file's permission bits
-    /// are kept.
+    /// are kept. With `staging`, the flushed temporary file is handed to the set instead of renamed:
+    /// its `commit` renames it (and every other file of the set), its `discard` removes it.
     public static func withTemporaryPath<E: Error>(
-        for path: String, protectedPaths: [String], mapError: (AtomicFileError) -> E,
+        for path: String, protectedPaths: [String], staging: AtomicFileSet? = nil, mapError: (AtomicFileError) -> E,
         _ body: (String) throws(E) -> Void
     ) throws(E) {
         if isProtected(path, protectedPaths: protectedPaths) {
@@ -48,9 +51,11 @@ public enum AtomicFile {
         let temporary = temporaryPath(for: path)
         var existing = stat()
         let replacesFile = stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
-        // Listed before it exists, so that an interrupt at any moment finds it.
+        // Listed before it exists, so that an interrupt at any moment finds it (a staged file stays
+        // listed until its set is committed or discarded).
         Pending.insert(temporary)
-        defer { Pending.remove(temporary) }
+        var handedOver = false
+        defer { if !handedOver { Pending.remove(temporary) } }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw mapError(.writeFailed(path: path, reason: "cannot create temporary file '\(temporary)': "
@@ -65,7 +70,16 @@ public enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        if let failure = finish(temporary: temporary, path: path) {
+        if let failure = flush(temporary: temporary, path: path) {
+            unlink(temporary)
+            throw mapError(failure)
+        }
+        if let staging {
+            staging.add(temporary: temporary, path: path)
+            handedOver = true
+            return
+        }
+        if let failure = install(temporary: temporary, path: path) {
             unlink(temporary)
             throw mapError(failure)
         }
@@ -128,8 +142,8 @@ public enum AtomicFile {
         }
     }
 
-    /// Flushes the temporary file, renames it to `path` and flushes the folder entry.
-    private static func finish(temporary: String, path: String) -> AtomicFileError? {
+    /// Flushes the temporary file to disk.
+    private static func flush(temporary: String, path: String) -> AtomicFileError? {
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             return .writeFailed(path: path, reason: "temporary file vanished: " + String(cString: strerror(errno)))
@@ -140,6 +154,11 @@ public enum AtomicFile {
         guard synced == 0 else {
             return .writeFailed(path: path, reason: "fsync failed: " + String(cString: strerror(syncErrno)))
         }
+        return nil
+    }
+
+    /// Renames the flushed temporary file to `path` and flushes the folder entry.
+    fileprivate static func install(temporary: String, path: String) -> AtomicFileError? {
         guard rename(temporary, path) == 0 else {
             return .writeFailed(path: path, reason: "rename failed: " + String(cString: strerror(errno)))
         }
@@ -177,9 +196,10 @@ public enum AtomicFile {
             throw .writeFailed(path: path, reason: "the existing file is not writable (\(String(cString: strerror(errno))))")
         }
         let folder = folderPath(of: path)
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
             throw .writeFailed(path: path, reason: "folder '\(folder)' does not exist")
         }
+        guard isDirectory.boolValue else { throw .writeFailed(path: path, reason: "'\(folder)' is a file, not a folder") }
         guard access(folder, W_OK | X_OK) == 0 else {
             throw .writeFailed(path: path, reason: "folder '\(folder)' is not writable (\(String(cString: strerror(errno))))")
         }
@@ -243,5 +263,42 @@ public enum AtomicFileError: Error, Equatable, CustomStringConvertible {
         case .writeFailed(let path, let reason):
             return "cannot write '\(path)': \(reason)"
         }
+    }
+}
+
+/// Output files written as one: each is written and flushed into its temporary file
+/// (`AtomicFile.withTemporaryPath(for:protectedPaths:staging:mapError:_:)`, `TIFFWriter.write`'s
+/// `staging`), and only when all of them are written does `commit` rename them into place. A run
+/// that fails while writing any of its outputs (a full disk, a folder that refuses new files, a
+/// value a format cannot hold) `discard`s the set and leaves every destination as it was. Files may
+/// be staged from several threads at once.
+public final class AtomicFileSet: @unchecked Sendable {
+    private var staged: [(temporary: String, path: String)] = []
+    private let lock = NSLock()
+
+    /// An empty set.
+    public init() {}
+
+    fileprivate func add(temporary: String, path: String) {
+        lock.lock(); staged.append((temporary, path)); lock.unlock()
+    }
+
+    /// Renames every staged file into place. Renames within a folder do not fail for want of space;
+    /// should one fail anyway, the files not yet renamed are removed and the error names its path.
+    public func commit() throws(AtomicFileError) {
+        lock.lock(); let files = staged; staged = []; lock.unlock()
+        for (k, file) in files.enumerated() {
+            if let failure = AtomicFile.install(temporary: file.temporary, path: file.path) {
+                for rest in files[k...] { unlink(rest.temporary); AtomicFile.Pending.remove(rest.temporary) }
+                throw failure
+            }
+            AtomicFile.Pending.remove(file.temporary)
+        }
+    }
+
+    /// Removes every staged file; no destination changes.
+    public func discard() {
+        lock.lock(); let files = staged; staged = []; lock.unlock()
+        for file in files { unlink(file.temporary); AtomicFile.Pending.remove(file.temporary) }
     }
 }

@@ -9,9 +9,10 @@ public enum TIFFWriter {
     /// (a NaN or infinity is refused as `nonFinite`, naming the first one in raster order). The file is
     /// written to a temporary file next to `path` and renamed into place (`AtomicFile`); nothing
     /// is left behind on failure. Refuses with `outputIsInput` when `path` resolves (through
-    /// symbolic or hard links) to one of `protectedPaths`.
+    /// symbolic or hard links) to one of `protectedPaths`. With `staging`, the file is renamed into
+    /// place only when the set is committed (`AtomicFileSet`).
     public static func write(_ image: PlanarImage, to path: String, options: TIFFWriteOptions,
-                             protectedPaths: [String] = []) throws(TIFFError) {
+                             protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         if AtomicFile.isProtected(path, protectedPaths: protectedPaths) { throw .outputIsInput(path: path) }
         try validate(image, options: options, path: path)
         let bad = image.samples.withUnsafeBufferPointer {
@@ -19,7 +20,7 @@ public enum TIFFWriter {
         }
         if let bad { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
 
-        try AtomicFile.withTemporaryPath(for: path, protectedPaths: protectedPaths, mapError: { error in
+        try AtomicFile.withTemporaryPath(for: path, protectedPaths: protectedPaths, staging: staging, mapError: { error in
             switch error {
             case .outputIsInput(let p): return TIFFError.outputIsInput(path: p)
             case .writeFailed(let p, let reason): return TIFFError.writeFailed(path: p, detail: reason)
@@ -33,24 +34,24 @@ public enum TIFFWriter {
     /// data numbers 0…65535 (clamped, rounded to nearest with ties to even).
     public static func writeRGB16(_ image: PlanarImage, to path: String, iccProfile: [UInt8]?,
                                   compression: TIFFWriteOptions.Compression = .none,
-                                  protectedPaths: [String] = []) throws(TIFFError) {
+                                  protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a 16-bit RGB file needs 3 channels, the image has \(image.channelCount)")
         }
         try write(image, to: path,
                   options: TIFFWriteOptions(sampleType: .uint16, compression: compression, iccProfile: iccProfile),
-                  protectedPaths: protectedPaths)
+                  protectedPaths: protectedPaths, staging: staging)
     }
 
     /// Writes a 1- or 3-channel image as 32-bit float samples, unchanged.
     public static func writeFloat(_ image: PlanarImage, to path: String,
                                   compression: TIFFWriteOptions.Compression = .none,
-                                  protectedPaths: [String] = []) throws(TIFFError) {
+                                  protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 1 || image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a float file needs 1 or 3 channels, the image has \(image.channelCount)")
         }
         try write(image, to: path, options: TIFFWriteOptions(sampleType: .float32, compression: compression),
-                  protectedPaths: protectedPaths)
+                  protectedPaths: protectedPaths, staging: staging)
     }
 
     /// Checks what can be checked before creating any file.
