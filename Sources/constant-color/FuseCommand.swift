@@ -97,6 +97,9 @@ struct FuseCommand: ParsableCommand {
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
             progress.say("warning: the ambient edges' residuals are \(String(format: "%.1f", scale))× what \(camera)'s noise model predicts: it understates these frames' noise (a calibration from raw frames used on demosaiced ones?) and the confidence map then claims too much; or most shadow edges lie on texture")
         }
+        if let far = result.ambientRatio.edgeRatioBeyondRange {
+            progress.say("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
+        }
         switch result.report.rendering.exposureSource {
         case .darkRoom: break
         case .flashFrame where result.report.clippedFraction.either > 0.99:

@@ -105,6 +105,31 @@ struct AmbientRatioTests {
         #expect(abs(truth[0] - 1) > 0.02)
     }
 
+    /// EXIF off by more than the ±40 % the edges search (tags of another capture): the edges' robust
+    /// location lies beyond the range; r₀ stays EXIF's but its uncertainty becomes the discrepancy,
+    /// so the confidence falls; within the range (25 % off) nothing of that is claimed.
+    @Test("EXIF far off (the ambient exposure 2× or ½× EXIF's): said, and counted in the uncertainty; 25 % off: measured as usual",
+          arguments: [(2.0, true), (0.5, true), (1.25, false)])
+    func exposureFarOff(factor: Double, beyond: Bool) throws {
+        var c = SynthCondition.envelope(lux: 200, cctKelvin: 4000, duv: 0)
+        c.effects.exposureError = .given(ExposureFactors(flashTime: 1, flashGain: 1, ambientTime: factor, ambientGain: 1))
+        let (result, truth) = try Self.fuse(c)
+        let e = result.ambientRatio
+        print(String(format: "EXIF ×%.2f: true r0 %.4f, beyond the range %@ (%d profiles), r0 %.4f ± %.4f, confidence %.3f",
+                     factor, truth[0], e.edgeRatioBeyondRange.map { String(format: "%.3f", $0) } ?? "-", e.edgeSampleCountBeyondRange,
+                     e.baseRatio, e.relativeUncertainty, result.report.centerWeightedMeanConfidence))
+        if beyond {
+            let far = try #require(e.edgeRatioBeyondRange)
+            #expect(abs(far / truth[0] - 1) < 0.02, "the edges' location \(far) against the true r0 \(truth[0])")
+            #expect(e.edgeSampleCountBeyondRange >= 40 && e.relativeUncertainty >= abs(far - 1) * 0.99)
+            #expect(result.report.exposure.ambientRatio?.edgeRatioBeyondRange == far)
+            #expect(result.report.decision == .fallback)
+        } else {
+            #expect(e.edgeRatioBeyondRange == nil && e.edgeSampleCountBeyondRange == 0)
+            #expect(e.source == .illuminationEdges && abs(e.baseRatio / truth[0] - 1) < 0.01)
+        }
+    }
+
     /// Mains flicker through a rolling shutter: the banding is found and removed row by row.
     @Test("flicker banding: the mean ratio within 1 %, the rows' error cut to under 0.4 of EXIF's", arguments: [
         Flicker(frequencyHz: 100, depth: 0.3, phaseCycles: 0.1),

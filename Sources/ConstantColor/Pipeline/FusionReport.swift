@@ -143,6 +143,9 @@ public struct FusionReport: Sendable, Codable {
         /// pixels² (hand shake, resampling), as matched before the edge regression
         /// (`AmbientRatioEstimate.ambientBlurVariance`).
         public var ambientBlurVariancePixels2: [Double]?
+        /// The median r₀ of the illumination-edge profiles beyond the searched range, where they are
+        /// most (`AmbientRatioEstimate.edgeRatioBeyondRange`: EXIF far off), and their number.
+        public var edgeRatioBeyondRange: Double?, edgeSampleCountBeyondRange: Int
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -151,6 +154,7 @@ public struct FusionReport: Sendable, Codable {
             edgeRatio = r.edgeRatio; edgeRelativeUncertainty = r.edgeRelativeUncertainty; edgeWeight = r.edgeWeight
             edgeMisfitScale = r.edgeMisfitScale
             ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }
+            edgeRatioBeyondRange = r.edgeRatioBeyondRange; edgeSampleCountBeyondRange = r.edgeSampleCountBeyondRange
         }
     }
 

@@ -66,6 +66,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// both devices) the scale was 0.67–1.32 with the profiles calibrated for those frames and
     /// 1.79–3.19 on the 60 demosaiced ones with the raw profiles.
     public static let understatedNoiseMisfitScale = 1.6
+    /// How far from EXIF's the illumination edges search r₀: ±40 % (real shutter times and gains
+    /// are a few per cent off; beyond the range, `edgeRatioBeyondRange`).
+    public static let searchedRelativeRange = 0.4
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the
@@ -73,6 +76,12 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// few edges), at most what a 3-tap blur gives (0.5 pixel² of the measurement's grid). Nil when
     /// stage 4a did not run.
     public var ambientBlurVariance: SIMD2<Double>? = nil
+    /// Where most illumination-edge profiles read r₀ outside the range the estimate searches
+    /// (`IlluminationEdgeRatio.range`, EXIF ±40 %): their median r₀ (nil: they do not). EXIF is then
+    /// off by more than the estimate follows; `relativeUncertainty` is at least the discrepancy.
+    public var edgeRatioBeyondRange: Double? = nil
+    /// The number of those profiles (0 with `edgeRatioBeyondRange` nil).
+    public var edgeSampleCountBeyondRange = 0
 
     /// Mean of `r(y)` over the rows.
     public var meanRatio: Double {
@@ -106,10 +115,18 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // A 3-tap blur can give at most a = 0.25 (variance 0.5 pixel², [¼, ½, ¼]).
         let resampling = interpolation / k2 / 2
         let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
-        let edges = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
-        let (base, baseSigma, weight) = edges.map {
+        let edgeMeasurement = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
+        let edges = edgeMeasurement.result
+        var (base, baseSigma, weight) = edges.map {
             combined(metadataUncertainty: metadataUncertainty, edgeRatio: $0.ratio, edgeStandardError: $0.standardError)
         } ?? (1, metadataUncertainty, 0)
+        // Most illumination edges read r₀ beyond the searched range: EXIF is off by more than the
+        // estimate can follow. r₀ stays, but its uncertainty is at least that discrepancy, so the
+        // confidence falls wherever the ambient light matters (issue 7: lower it where it cannot be
+        // compensated) — and `fuse` says so.
+        if let far = edgeMeasurement.beyondRange {
+            baseSigma = max(baseSigma, abs(far.medianRatio - base) / max(base, 1e-9))
+        }
         // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
         // is added to r₀ as it is.
         var rows = [Float](repeating: 0, count: h)
@@ -121,7 +138,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
-                                    edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: 2 * k2 * blur)
+                                    edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: 2 * k2 * blur,
+                                    edgeRatioBeyondRange: edgeMeasurement.beyondRange?.medianRatio,
+                                    edgeSampleCountBeyondRange: edgeMeasurement.beyondRange?.sampleCount ?? 0)
     }
 }
 

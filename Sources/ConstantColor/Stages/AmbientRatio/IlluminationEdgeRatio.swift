@@ -28,10 +28,25 @@ enum IlluminationEdgeRatio {
     /// (`misfitMedian`; about 1 where the camera's noise model describes the frames).
     struct Result { var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double }
 
+    /// What `measure` found: the ratio within `range` (nil: too few profiles), and the profiles that
+    /// read like illumination edges beyond it (`BeyondRange`), when they outnumber those within.
+    struct Measurement { var result: Result?, beyondRange: BeyondRange? }
+
+    /// Where the profiles that read as illumination edges (the channels agree, the model explains
+    /// the profile, and g is far below the profile's Q = F′/A, where a reflectance edge would sit),
+    /// within `range` and beyond it, have their robust location (Tukey's biweight) beyond `range` by
+    /// more than three standard errors, with at least `minimumSamples` of them beyond: EXIF is off by
+    /// more than the search allows (e.g. the tags of another capture). `medianRatio` is that
+    /// location, `sampleCount` the profiles beyond the range.
+    struct BeyondRange: Equatable { var medianRatio: Double, sampleCount: Int }
+
+    /// The r₀ that `BeyondRange` considers: EXIF off by at most two stops either way.
+    static let plausibleRatios = 0.25...4.0
+
     /// Fewest profiles in the final selection for a measurement.
     static let minimumSamples = 40
-    /// The search range of r₀ (EXIF is not off by more than ±40 %).
-    static let range = 0.6...1.4
+    /// The search range of r₀ (EXIF is not off by more than ±40 %, `AmbientRatioEstimate.searchedRelativeRange`).
+    static let range = (1 - AmbientRatioEstimate.searchedRelativeRange)...(1 + AmbientRatioEstimate.searchedRelativeRange)
 
     /// Removes the least-squares line from a profile sampled at s = −reach…reach, in place.
     static func detrended(_ v: inout [Double]) {
@@ -84,10 +99,11 @@ enum IlluminationEdgeRatio {
     /// or the bend of A's penumbrae would look smaller than F′'s and r₀ come out high (≈ 1 % at
     /// half-pixel shifts, 1.4 % under a 4-pixel shake at 600 × 400).
     /// `banded`: `p.bandingFree` of the banding found.
-    static func measure(_ p: ReducedFramePair, banded: (channels: [[Double]], sum: [Double]), blur: SIMD2<Double>) -> Result? {
+    static func measure(_ p: ReducedFramePair, banded: (channels: [[Double]], sum: [Double]), blur: SIMD2<Double>) -> Measurement {
         let w = p.width, h = p.height
-        guard w >= 5, h >= 5 else { return nil }
+        guard w >= 5, h >= 5 else { return Measurement(result: nil, beyondRange: nil) }
         var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int)] = []
+        var beyond = candidates
         var fPrime = banded.channels
         let fPrimeSum = banded.sum
         // Blur F′ by [a, 1 − 2a, a] per axis.
@@ -152,8 +168,8 @@ enum IlluminationEdgeRatio {
                 var chi = 0.0
                 for c in 0..<3 where ws[c] > 0 { chi += ws[c] * (gs[c] - g) * (gs[c] - g) }
                 let q = fPrimeSum[j] / p.ambient[j]
-                guard chi < (used == 3 ? 9.21 : 6.63), range.contains(g) else { continue }
-                candidates.append((g, sigma, q, misfit, used))
+                guard chi < (used == 3 ? 9.21 : 6.63) else { continue }
+                if range.contains(g) { candidates.append((g, sigma, q, misfit, used)) } else { beyond.append((g, sigma, q, misfit, used)) }
             }
         }
         // The profiles that the model explains (`misfitLimit`), against the noise model's scale or,
@@ -162,11 +178,37 @@ enum IlluminationEdgeRatio {
         // profile on bilinear-demosaiced frames left residuals 1.5–2.8× the stated noise and would
         // have lost two thirds of the profiles; with the demosaic-calibrated profile the median is
         // 0.9–1.0 of the model's).
-        guard !candidates.isEmpty else { return nil }
-        var relative = candidates.map { Float($0.misfit / misfitMedian(channels: $0.channels)) }
+        // (The scale from the profiles within the range; from those beyond only where there are none.)
+        var relative = (candidates.isEmpty ? beyond : candidates).map { Float($0.misfit / misfitMedian(channels: $0.channels)) }
+        guard !relative.isEmpty else { return Measurement(result: nil, beyondRange: nil) }
         let misfitScale = Double(relative.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) })
         let scale = max(1, misfitScale)
         let samples = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
+        // All explained profiles, within the range and beyond, that read as illumination edges by
+        // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
+        // lie within two stops of EXIF (`plausibleRatios`: g near 0 is an edge of the ambient frame
+        // the flash frame does not have — an object that moved — not an exposure): their robust
+        // location (not truncated at the range, so noise alone leaves it inside). When it lies
+        // beyond the range by more than three standard errors, EXIF is off by more than the search
+        // allows.
+        let result = selection(samples, misfitScale: misfitScale)
+        let illuminationLike = (candidates + beyond).filter {
+            $0.misfit < scale * misfitLimit(channels: $0.channels) && $0.sigma < 0.2 * ($0.q - $0.g) && $0.g < 0.6 * $0.q
+                && plausibleRatios.contains($0.g)
+        }
+        var beyondRange: BeyondRange? = nil
+        let beyondCount = illuminationLike.filter { !range.contains($0.g) }.count
+        if beyondCount >= minimumSamples,
+           let l = TukeyBiweight.location(illuminationLike.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
+           l.count >= minimumSamples, !range.contains(l.centre),
+           min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
+            beyondRange = BeyondRange(medianRatio: l.centre, sampleCount: beyondCount)
+        }
+        return Measurement(result: result, beyondRange: beyondRange)
+    }
+
+    /// The illumination cluster of `samples` (within `range`) and its robust mean.
+    static func selection(_ samples: [(g: Double, sigma: Double, q: Double)], misfitScale: Double) -> Result? {
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
         // when its noise is small against that gap (σ < 0.2·(Q − r)) and it is nearer r than Q
         // (g < r + 0.4·(Q − r)): the selection then cuts the illumination cluster no closer than
