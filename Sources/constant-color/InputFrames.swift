@@ -34,6 +34,7 @@ enum InputFrames {
             do { exposure = try settings.validated() } catch {
                 throw CLIError(file: path, problem: "EXIF exposure: \(error)")
             }
+            for note in decoded.exposure.notes { Progress().say("warning: \(path): \(note)") }
         } else {
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) missing in EXIF); give --\(role)-exposure T,N,ISO")
         }

@@ -54,6 +54,31 @@ struct TIFFExposureTests {
         }
     }
 
+    @Test("ISO above 65535: EXIF's 65535 with the value in RecommendedExposureIndex, read back as the value; IFD0 cannot hold it")
+    func isoAbove65535() throws {
+        let folder = try TemporaryFolder()
+        let image = TestImages.image(channels: 3, type: .uint16)
+        for iso in [65535.0, 102_400, 409_600] {
+            let path = folder.file("iso\(Int(iso)).tif")
+            try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
+                sampleType: .uint16, exposure: ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: iso)))
+            let decoded = try TIFFReader.read(path: path)
+            #expect(decoded.exposure.isoSpeed == iso)
+            // 65535 itself ("65535 or more") has no tag giving the value: it is taken, and said.
+            #expect(decoded.exposure.notes.isEmpty == (iso != 65535), "\(decoded.exposure.notes)")
+            let file = try #require(QuietTIFF(path, "r"))
+            var exifOffset: UInt64 = 0
+            #expect(cc_tiff_get_ifd8(file.tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1 && TIFFReadEXIFDirectory(file.tif, exifOffset) == 1)
+            var stored = 0.0
+            #expect(cc_tiff_get_number(file.tif, UInt32(EXIFTAG_ISOSPEEDRATINGS), &stored) == 1 && stored == min(iso, 65535))
+        }
+        #expect(throws: TIFFError.self) {
+            try TIFFWriter.write(image, to: folder.file("ifd0.tif"), options: TIFFWriteOptions(
+                sampleType: .uint16, exposure: ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 102_400),
+                exposureInIFD0: true))
+        }
+    }
+
     @Test("EXIF values win over IFD0 values; each missing EXIF value falls back to IFD0")
     func exifPreferredOverIFD0() throws {
         let folder = try TemporaryFolder()
@@ -140,7 +165,8 @@ struct TIFFExposureTests {
         let image = TestImages.image(channels: 1, type: .uint8)
         for exposure in [ExposureSettings(exposureTimeSeconds: 0, fNumber: 2, isoSpeed: 100),
                          ExposureSettings(exposureTimeSeconds: 0.01, fNumber: .nan, isoSpeed: 100),
-                         ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 70_000)] {
+                         ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 0.4),
+                         ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 5e9)] {
             #expect {
                 try TIFFWriter.write(image, to: folder.file("e.tif"),
                                      options: TIFFWriteOptions(sampleType: .uint8, exposure: exposure))

@@ -51,8 +51,12 @@ public struct ExposureFields: Sendable, Equatable {
     public var exposureTimeSeconds: Double?
     /// FNumber (focal length / entrance pupil diameter).
     public var fNumber: Double?
-    /// PhotographicSensitivity (ISO speed).
+    /// PhotographicSensitivity (ISO speed); where it is 65535, which EXIF 2.3 uses for "65535 or
+    /// more", RecommendedExposureIndex (34866) or ISOSpeed (34867) when the file has one.
     public var isoSpeed: Double?
+    /// What the reader noticed about these tags that a user should hear (e.g. an ISO of 65535 with
+    /// no tag giving the value, taken as 65535).
+    public var notes: [String] = []
 
     /// Creates the fields; each may be missing.
     public init(exposureTimeSeconds: Double? = nil, fNumber: Double? = nil, isoSpeed: Double? = nil) {

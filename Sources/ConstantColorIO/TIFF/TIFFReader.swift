@@ -125,6 +125,16 @@ public enum TIFFReader {
         if let t = number(tags.time) { fields.exposureTimeSeconds = t }
         if let n = number(tags.fNumber) { fields.fNumber = n }
         if let iso = number(tags.iso) { fields.isoSpeed = iso }
+        // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
+        // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which).
+        if let iso = fields.isoSpeed, iso >= 65535 {
+            if let value = number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX)) ?? number(UInt32(EXIFTAG_ISOSPEED)), value >= 65535 {
+                fields.isoSpeed = value
+            } else {
+                fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
+                                    + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
+            }
+        }
         return fields
     }
 

@@ -77,9 +77,12 @@ public enum TIFFWriter {
             } catch {
                 throw .writeFailed(path: path, detail: "exposure: \(error)")
             }
-            guard exposure.isoSpeed.rounded() >= 1, exposure.isoSpeed.rounded() <= 65535 else {
-                throw .writeFailed(path: path, detail: "ISO \(exposure.isoSpeed) does not fit the 16-bit "
-                                   + "PhotographicSensitivity tag (1…65535)")
+            // Above 65535 EXIF writes 65535 and the value in RecommendedExposureIndex (EXIF directory only).
+            let largest: Double = options.exposureInIFD0 ? 65535 : Double(UInt32.max)
+            guard exposure.isoSpeed.rounded() >= 1, exposure.isoSpeed.rounded() <= largest else {
+                throw .writeFailed(path: path, detail: "ISO \(exposure.isoSpeed) does not fit the "
+                                   + (options.exposureInIFD0 ? "16-bit PhotographicSensitivity tag of IFD0 (1…65535)"
+                                                             : "EXIF sensitivity tags (1…\(UInt32.max))"))
             }
         }
     }
@@ -198,9 +201,18 @@ public enum TIFFWriter {
             return "ExposureTime"
         }
         guard cc_tiff_set_double(tif, UInt32(EXIFTAG_FNUMBER), exposure.fNumber) == 1 else { return "FNumber" }
-        var iso = UInt16(exposure.isoSpeed.rounded())
+        let value = exposure.isoSpeed.rounded()
+        var iso = UInt16(min(value, 65535))
         guard cc_tiff_set_u16_array(tif, UInt32(EXIFTAG_ISOSPEEDRATINGS), 1, &iso) == 1 else {
             return "PhotographicSensitivity"
+        }
+        // EXIF 2.3: 65535 or more is written as 65535, the value in RecommendedExposureIndex with
+        // SensitivityType 2 (only above 65535: `validate` keeps IFD0 files below it).
+        if value > 65535 {
+            guard cc_tiff_set_u16(tif, UInt32(EXIFTAG_SENSITIVITYTYPE), 2) == 1 else { return "SensitivityType" }
+            guard cc_tiff_set_u32(tif, UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX), UInt32(value)) == 1 else {
+                return "RecommendedExposureIndex"
+            }
         }
         return nil
     }
