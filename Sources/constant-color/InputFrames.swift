@@ -36,7 +36,8 @@ enum InputFrames {
             }
             for note in decoded.exposure.notes { Progress().say("warning: \(path): \(note)") }
         } else {
-            throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) missing in EXIF); give --\(role)-exposure T,N,ISO")
+            let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
+            throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give --\(role)-exposure T,N,ISO")
         }
         return RawFrame(image: decoded.image, exposure: exposure, name: path)
     }

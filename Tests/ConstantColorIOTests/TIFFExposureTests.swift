@@ -149,6 +149,24 @@ struct TIFFExposureTests {
         #expect(decoded.warnings.contains { $0.contains("EXIF directory") }, "\(decoded.warnings)")
     }
 
+    @Test("an exposure tag stored with a type libtiff refuses reads as absent, and libtiff's reason is kept in the notes")
+    func wrongTypeExposureTag() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("wrong-type.tif")
+        let image = TestImages.image(channels: 3, type: .uint8)
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
+            sampleType: .uint8, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
+        // The EXIF directory follows the 8-byte header; its first entry (offset 10) is ExposureTime
+        // (33434), RATIONAL (5): make it ASCII (2).
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Array(bytes[10..<14]) == [0x9A, 0x82, 5, 0], "ExposureTime as RATIONAL expected at offset 10")
+        bytes[12] = 2
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.exposure.exposureTimeSeconds == nil && decoded.exposure.fNumber == 4 && decoded.exposure.isoSpeed == 100)
+        #expect(decoded.exposure.notes.contains { $0.contains("ExposureTime") && $0.contains("libtiff") }, "\(decoded.exposure.notes)")
+    }
+
     @Test("partial exposure gives no settings and names what is missing")
     func partialExposure() {
         let fields = ExposureFields(exposureTimeSeconds: 0.01, isoSpeed: 100)

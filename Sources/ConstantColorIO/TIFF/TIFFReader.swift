@@ -115,7 +115,7 @@ public enum TIFFReader {
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
             return fields
         }
-        let errorsBefore = handle.messages.errorList.count
+        let errorsBefore = handle.messages.errorList.count, warningsBefore = handle.messages.warningList.count
         guard TIFFReadEXIFDirectory(tif, exifOffset) == 1 else {
             let reasons = handle.messages.errorList.dropFirst(errorsBefore).joined(separator: "; ")
             warnings.append("EXIF directory at offset \(exifOffset) could not be read"
@@ -125,6 +125,11 @@ public enum TIFFReader {
         if let t = number(tags.time) { fields.exposureTimeSeconds = t }
         if let n = number(tags.fNumber) { fields.fNumber = n }
         if let iso = number(tags.iso) { fields.isoSpeed = iso }
+        // A tag stored with a type or value libtiff refuses reads as absent: its warning says why.
+        let names = ["ExposureTime", "FNumber", "ISOSpeedRatings", "PhotographicSensitivity"]
+        for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
+            fields.notes.append("libtiff: " + w)
+        }
         // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
         // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which).
         if let iso = fields.isoSpeed, iso >= 65535 {
