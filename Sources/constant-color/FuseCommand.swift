@@ -75,8 +75,10 @@ struct FuseCommand: ParsableCommand {
                                           countColorimetricUncertainty: colorimetricUncertainty) {
             progress.say(line)
         }
-        let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc)
-        let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
+        let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc,
+                                              camera: (cameraProfile, camera))
+        let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
+                                                camera: (cameraProfile, camera))
         timer.lap("decode")
         progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair")
 

@@ -227,6 +227,18 @@ struct FuseCLITests {
         }
     }
 
+    @Test("a camera profile whose white level is above the files' largest code: fuse says that clipping cannot be recognized")
+    func whiteLevelAboveTheFilesRange() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var camera = try JSONValue.read(path: pair.file("camera.json")).object!
+        camera["whiteLevel"] = .number(1e30)
+        try JSONValue.object(camera).encodedData(file: "camera.json").write(to: URL(fileURLWithPath: pair.file("camera.json")))
+        let r = try CLI.run(pair.fuseArguments())
+        #expect(r.status != 2, "\(r.stderr)")
+        #expect(r.stderr.components(separatedBy: "clipped pixels cannot be recognized").count == 3, "one warning per frame: \(r.stderr)")
+    }
+
     @Test("check --roi refuses a confidence map of another size than the report's run")
     func checkRefusesAnotherRunsMap() throws {
         let pair = try PairFolder()
