@@ -16,6 +16,31 @@ struct TIFFAtomicWriteTests {
         #expect(try TIFFReader.read(path: path).image == image)
     }
 
+    @Test("a staged set: nothing replaced until commit, which renames all; discard removes every temporary and keeps the old files")
+    func stagedSet() throws {
+        let folder = try TemporaryFolder()
+        let a = folder.file("a.tif"), b = folder.file("b.json")
+        let old = Data("old contents".utf8)
+        try old.write(to: URL(fileURLWithPath: a))
+        let image = TestImages.image(channels: 3, type: .uint16)
+        let discarded = AtomicFileSet()
+        try TIFFWriter.writeRGB16(image, to: a, iccProfile: nil, staging: discarded)
+        try AtomicFile.write(Data("{}".utf8), to: b, staging: discarded)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == old && !FileManager.default.fileExists(atPath: b))
+        let staged = try folder.contents()
+        #expect(staged.count == 3, "a.tif and two temporaries: \(staged)")
+        discarded.discard()
+        #expect(try folder.contents() == ["a.tif"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == old)
+        let committed = AtomicFileSet()
+        try TIFFWriter.writeRGB16(image, to: a, iccProfile: nil, staging: committed)
+        try AtomicFile.write(Data("{}".utf8), to: b, staging: committed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == old)
+        try committed.commit()
+        #expect(try folder.contents().sorted() == ["a.tif", "b.json"])
+        #expect(try TIFFReader.read(path: a).image == image)
+    }
+
     @Test("a failed write leaves no temporary file and keeps the old output")
     func failureLeavesNothing() throws {
         let folder = try TemporaryFolder()
