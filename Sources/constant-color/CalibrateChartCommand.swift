@@ -55,6 +55,9 @@ struct CalibrateChart: ParsableCommand {
 
     func validate() throws {
         guard maxFitError > 0 && maxFitError.isFinite else { throw ValidationError("--max-fit-error must be a positive number") }
+        if camera != nil && (blackLevel != nil || whiteLevel != nil) {
+            throw ValidationError("give --camera CAM.json or --black-level and --white-level, not both (the profile has its levels)")
+        }
         if camera == nil {
             guard let b = blackLevel, let w = whiteLevel else {
                 throw ValidationError("give --camera CAM.json, or --black-level and --white-level")
@@ -79,7 +82,8 @@ struct CalibrateChart: ParsableCommand {
         let black = blackLevel ?? existing!.blackLevel, white = whiteLevel ?? existing!.whiteLevel
         guard white > black, black >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
         let description = try ChartDescription(path: chart)
-        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)
+        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc,
+                                         whiteLevel: (white, camera ?? "--white-level"))
         var ambientFrame: RawFrame?
         if let path = ambient {
             ambientFrame = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)

@@ -76,9 +76,9 @@ struct FuseCommand: ParsableCommand {
             progress.say(line)
         }
         let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc,
-                                              camera: (cameraProfile, camera))
+                                              whiteLevel: (cameraProfile.whiteLevel, camera))
         let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
-                                                camera: (cameraProfile, camera))
+                                                whiteLevel: (cameraProfile.whiteLevel, camera))
         timer.lap("decode")
         progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair")
 

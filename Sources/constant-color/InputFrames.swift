@@ -10,16 +10,16 @@ enum InputFrames {
     ///   34855); missing data is an error, never a guess.
     /// - A non-linear ICC profile is refused unless `linearizeICC`, in which case the profile's
     ///   curves are inverted to linear light.
-    /// - With `camera`, a white level above the largest code the file can hold is said: clipping
-    ///   could not be recognized in it.
+    /// - With `whiteLevel` (its value, and where it comes from), a white level above the largest
+    ///   code the file can hold is said: clipping could not be recognized in it.
     static func load(path: String, role: String, exposureOverride: String?, linearizeICC: Bool,
-                     camera: (profile: CameraProfile, path: String)? = nil) throws -> RawFrame {
+                     whiteLevel: (level: Double, source: String)? = nil) throws -> RawFrame {
         var decoded = try TIFFReader.read(path: path)
         guard decoded.image.channelCount == 3 else {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
         }
-        if let camera, let largest = decoded.maximumDataNumber, camera.profile.whiteLevel > Double(largest) {
-            Progress().say("warning: \(camera.path)'s whiteLevel \(camera.profile.whiteLevel) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is the profile for these files?)")
+        if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
+            Progress().say("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
         if let icc = decoded.iccProfile {
             let profile = try ICCProfile(bytes: icc, source: path)

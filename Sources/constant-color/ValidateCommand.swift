@@ -65,6 +65,9 @@ struct ValidateCommand: ParsableCommand {
         }
         if let v = maxRatioError, !(v >= 0 && v.isFinite) { throw ValidationError("--max-ratio-error must be a finite number >= 0") }
         if let v = accuracyMaxLux, !(v >= 0 && v.isFinite) { throw ValidationError("--accuracy-max-lux must be a finite number >= 0") }
+        if let json, let html, URL(fileURLWithPath: json).standardizedFileURL == URL(fileURLWithPath: html).standardizedFileURL {
+            throw ValidationError("--json and --html name the same file")
+        }
     }
 
     func run() throws {

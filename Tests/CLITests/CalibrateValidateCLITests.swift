@@ -120,7 +120,7 @@ struct CalibrateValidateCLITests {
         #expect(left.isEmpty, "\(left)")
     }
 
-    @Test("bad inputs: a patch outside the image, malformed JSON, most patches clipped, a missing file")
+    @Test("bad inputs: a patch outside the image, malformed JSON, most patches clipped, --camera with levels, a device as output, a missing file; validate: no conditions, a truth.json of another size, --json = --html")
     func badInputs() throws {
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -145,6 +145,17 @@ struct CalibrateValidateCLITests {
         let clipped = dir.appendingPathComponent("clipped.tif").path
         try TIFFWriter.write(bright, to: clipped, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
         try expectBadInput(chartArguments(clipped, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["clipped.tif", "mostly clipped"])
+        // --camera and --black-level / --white-level together: which levels hold is ambiguous.
+        let both = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
+                               + ["--camera", Self.root + "/calibration/chart-nikon5100.camera.json"])
+        #expect(both.status == 2 && both.stderr.contains("not both"), "\(both.stderr)")
+        // An output that is a device (as root, the rename would put a file in place of /dev/null).
+        let device = try CLI.run(["calibrate", "chart", Self.darkroom, "--chart", Self.darkroomTruth, "--black-level", "1024",
+                                  "--white-level", "60000", "--camera-out", "/dev/null",
+                                  "--flash-out", dir.appendingPathComponent("flash.json").path])
+        #expect(device.status == 2 && device.stderr.contains("/dev/null") && device.stderr.contains("device"), "\(device.stderr)")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is no longer a device")
         // A missing file.
         let missing = dir.appendingPathComponent("missing.tif").path
         try expectBadInput(chartArguments(missing, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["missing.tif"])
@@ -184,6 +195,20 @@ struct CalibrateValidateCLITests {
                                       "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(mismatched.status != 2 && mismatched.stderr.contains("warning") && mismatched.stderr.contains("Nikon 5100 (NPL)")
                 && mismatched.stderr.contains("Sigma SDMerill (NPL)") && mismatched.stderr.contains("[1/1]"), "\(mismatched.stderr)")
+        // --json and --html naming one file: refused before the run.
+        let same = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("r.out").path,
+                                "--html", dir.appendingPathComponent("r.out").path] + profiles)
+        #expect(same.status == 2 && same.stderr.contains("same file") && !same.stderr.contains("[1/"), "\(same.stderr)")
+        // A truth.json of another capture's size: exit 2 naming it, not a score of the wrong pixels.
+        let truthPath = set.appendingPathComponent("10lux-3000K-on/truth.json").path
+        let original = try Data(contentsOf: URL(fileURLWithPath: truthPath))
+        var other = try JSONValue.read(path: truthPath).object!
+        other["size"] = .array([.number(1200), .number(800)])
+        try JSONValue.object(other).encodedData(file: "test").write(to: URL(fileURLWithPath: truthPath))
+        let wrongSize = try CLI.run(["validate", set.path] + profiles)
+        #expect(wrongSize.status == 2 && wrongSize.stderr.contains("truth.json") && wrongSize.stderr.contains("1200x800")
+                && wrongSize.stderr.contains("another capture"), "\(wrongSize.stderr)")
+        try original.write(to: URL(fileURLWithPath: truthPath))
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),

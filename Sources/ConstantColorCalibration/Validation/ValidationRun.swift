@@ -20,6 +20,8 @@ public enum ValidationRun {
         case notSingleChannel(file: String)
         /// A chart patch has no material of the same name in truth.json `materials[]`.
         case patchWithoutMaterial(file: String, patch: String)
+        /// truth.json's `size` is not the frames' size: it describes another capture.
+        case truthSizeMismatch(file: String, truth: [Int], frames: [Int])
 
         public var description: String {
             switch self {
@@ -32,6 +34,8 @@ public enum ValidationRun {
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
             case .patchWithoutMaterial(let f, let p):
                 return "\(f): chart patch '\(p)' has no materials[] entry of the same name, so its label in the label maps is unknown"
+            case .truthSizeMismatch(let f, let truth, let frames):
+                return "\(f): size \(truth[0])x\(truth[1]) is not the frames' \(frames[0])x\(frames[1]): the truth of another capture"
             }
         }
     }
@@ -81,6 +85,11 @@ public enum ValidationRun {
             return RawFrame(image: decoded.image, exposure: try settings.validated(), name: path(name))
         }
         let f = try frame("flash.tif"), a = try frame("ambient.tif")
+        // The chart's positions are in pixels of the capture truth.json describes.
+        if let size = truth.object?["size"]?.doubles, size.count == 2,
+           Int(size[0]) != f.image.width || Int(size[1]) != f.image.height {
+            throw Failure.truthSizeMismatch(file: truthPath, truth: size.map { Int($0) }, frames: [f.image.width, f.image.height])
+        }
         var options = FusionOptions()
         options.linearSpace = .xyz
         options.countColorimetricUncertainty = countColorimetricUncertainty

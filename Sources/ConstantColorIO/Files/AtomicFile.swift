@@ -48,6 +48,9 @@ public enum AtomicFile {
         if isProtected(path, protectedPaths: protectedPaths) {
             throw mapError(.outputIsInput(path: path))
         }
+        // The rename would put a regular file in place of a device, pipe or socket (as root, e.g.
+        // /dev/null): refused.
+        if let reason = notAFileReason(path) { throw mapError(.writeFailed(path: path, reason: reason)) }
         let temporary = temporaryPath(for: path)
         var existing = stat()
         let replacesFile = stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
@@ -171,6 +174,20 @@ public enum AtomicFile {
         return nil
     }
 
+    /// Why `path` (following symbolic links) cannot be replaced by an output file: it exists and is a
+    /// device, pipe or socket — nil for a regular file, a folder (refused on its own), or no file.
+    static func notAFileReason(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFCHR, S_IFBLK: return "it is a device, not a file"
+        case S_IFIFO: return "it is a pipe, not a file"
+        case S_IFSOCK: return "it is a socket, not a file"
+        default: return "it is not a regular file"
+        }
+    }
+
     /// A new temporary name in the same folder as `path`: `.<name>.tmp-<pid>-<random>`.
     public static func temporaryPath(for path: String) -> String {
         let folder = (path as NSString).deletingLastPathComponent
@@ -191,6 +208,7 @@ public enum AtomicFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .writeFailed(path: path, reason: "it is a folder")
         }
+        if let reason = notAFileReason(path) { throw .writeFailed(path: path, reason: reason) }
         if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
             // The replacement keeps the file's permission bits, so a read-only file cannot be replaced.
             throw .writeFailed(path: path, reason: "the existing file is not writable (\(String(cString: strerror(errno))))")
