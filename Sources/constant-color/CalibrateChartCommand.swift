@@ -121,6 +121,14 @@ struct CalibrateChart: ParsableCommand {
             noise.readNoiseDN = r
             cameraMetadata["readNoiseSource"] = .string("--read-noise")
         } else if darkFrame == nil {
+            // A variance cannot be negative: an intercept far below 0 means the signal axis is offset,
+            // σ² = a + b·(s − Δ) fitted as a − b·Δ + b·s — the black level is off by about Δ (too low
+            // where the intercept is negative). The fit and the matrix are then wrong too.
+            if ptc.readVarianceDN2 < -5 * ptc.readVarianceStandardErrorDN2, ptc.shotSlope > 0 {
+                let offset = -ptc.readVarianceDN2 / ptc.shotSlope
+                throw CLIError(file: capture, problem: String(format: "the photon transfer intercept is %.0f ± %.0f DN², impossible for a noise variance: the black level %g is about %.0f DN too low (%.0f would fit); check --black-level, or give --dark DARK.tif",
+                                                             ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, black, offset, black + offset))
+            }
             if ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
                 progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright), writing %.2f DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data",
                                     ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed, noise.readNoiseDN))

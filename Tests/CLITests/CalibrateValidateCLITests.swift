@@ -156,6 +156,11 @@ struct CalibrateValidateCLITests {
         #expect(device.status == 2 && device.stderr.contains("/dev/null") && device.stderr.contains("device"), "\(device.stderr)")
         var info = stat()
         #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is no longer a device")
+        // A black level far too low (0 for 1024) without a dark frame: the photon transfer intercept
+        // comes out far below 0, which no variance can be.
+        var low = chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
+        low[low.firstIndex(of: "1024")!] = "0"
+        try expectBadInput(low, in: dir, mentions: ["darkroom.tif", "black level 0", "too low"])
         // A missing file.
         let missing = dir.appendingPathComponent("missing.tif").path
         try expectBadInput(chartArguments(missing, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["missing.tif"])
