@@ -88,6 +88,11 @@ struct CalibrateValidateCLITests {
         #expect(w.status == 0, "\(w.stderr)")
         #expect(w.stderr.contains("warning: the dark frame's black level"), "\(w.stderr)")
         #expect(try CameraProfile(path: dir.appendingPathComponent("cam.json").path).blackLevel == 1000)
+        // A dark frame said to be exposed for 10 s against the capture's fraction of a second: a warning.
+        let capture = try #require(try TIFFReader.read(path: Self.darkroom).exposure.settings)
+        let long = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
+                               + ["--dark", Self.dark, "--dark-exposure", "10,\(capture.fNumber),\(capture.isoSpeed)"])
+        #expect(long.status == 0 && long.stderr.contains("warning: the dark frame's exposure time 10 s"), "\(long.stderr)")
         // --dark and --read-noise together are refused.
         let both = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.dark, "--read-noise", "8"])
         #expect(both.status == 2, "\(both.stderr)")
