@@ -143,8 +143,8 @@ public struct FusionReport: Sendable, Codable {
         /// pixels² (hand shake, resampling), as matched before the edge regression
         /// (`AmbientRatioEstimate.ambientBlurVariance`).
         public var ambientBlurVariancePixels2: [Double]?
-        /// The median r₀ of the illumination-edge profiles beyond the searched range, where they are
-        /// most (`AmbientRatioEstimate.edgeRatioBeyondRange`: EXIF far off), and their number.
+        /// r₀ where the illumination edges put it beyond the searched range
+        /// (`AmbientRatioEstimate.edgeRatioBeyondRange`: EXIF far off), and the profiles beyond it.
         public var edgeRatioBeyondRange: Double?, edgeSampleCountBeyondRange: Int
 
         /// Summarizes an estimate.

@@ -76,11 +76,12 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// few edges), at most what a 3-tap blur gives (0.5 pixel² of the measurement's grid). Nil when
     /// stage 4a did not run.
     public var ambientBlurVariance: SIMD2<Double>? = nil
-    /// Where most illumination-edge profiles read r₀ outside the range the estimate searches
-    /// (`IlluminationEdgeRatio.range`, EXIF ±40 %): their median r₀ (nil: they do not). EXIF is then
-    /// off by more than the estimate follows; `relativeUncertainty` is at least the discrepancy.
+    /// Where the illumination-edge profiles' robust location (within two stops of EXIF) lies outside
+    /// the range the estimate searches (`IlluminationEdgeRatio.range`, EXIF ±40 %) by more than three
+    /// standard errors: that r₀ (nil: it does not). EXIF is then off by more than the estimate
+    /// follows; `relativeUncertainty` is at least the discrepancy.
     public var edgeRatioBeyondRange: Double? = nil
-    /// The number of those profiles (0 with `edgeRatioBeyondRange` nil).
+    /// The number of profiles beyond the range (0 with `edgeRatioBeyondRange` nil).
     public var edgeSampleCountBeyondRange = 0
 
     /// Mean of `r(y)` over the rows.
@@ -120,12 +121,12 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         var (base, baseSigma, weight) = edges.map {
             combined(metadataUncertainty: metadataUncertainty, edgeRatio: $0.ratio, edgeStandardError: $0.standardError)
         } ?? (1, metadataUncertainty, 0)
-        // Most illumination edges read r₀ beyond the searched range: EXIF is off by more than the
+        // The illumination edges read r₀ beyond the searched range: EXIF is off by more than the
         // estimate can follow. r₀ stays, but its uncertainty is at least that discrepancy, so the
         // confidence falls wherever the ambient light matters (issue 7: lower it where it cannot be
         // compensated) — and `fuse` says so.
         if let far = edgeMeasurement.beyondRange {
-            baseSigma = max(baseSigma, abs(far.medianRatio - base) / max(base, 1e-9))
+            baseSigma = max(baseSigma, abs(far.ratio - base) / max(base, 1e-9))
         }
         // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
         // is added to r₀ as it is.
@@ -139,7 +140,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
                                     edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: 2 * k2 * blur,
-                                    edgeRatioBeyondRange: edgeMeasurement.beyondRange?.medianRatio,
+                                    edgeRatioBeyondRange: edgeMeasurement.beyondRange?.ratio,
                                     edgeSampleCountBeyondRange: edgeMeasurement.beyondRange?.sampleCount ?? 0)
     }
 }

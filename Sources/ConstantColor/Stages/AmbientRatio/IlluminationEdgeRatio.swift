@@ -28,17 +28,17 @@ enum IlluminationEdgeRatio {
     /// (`misfitMedian`; about 1 where the camera's noise model describes the frames).
     struct Result { var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double }
 
-    /// What `measure` found: the ratio within `range` (nil: too few profiles), and the profiles that
-    /// read like illumination edges beyond it (`BeyondRange`), when they outnumber those within.
+    /// What `measure` found: the ratio within `range` (nil: too few profiles), and, where the
+    /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`).
     struct Measurement { var result: Result?, beyondRange: BeyondRange? }
 
     /// Where the profiles that read as illumination edges (the channels agree, the model explains
     /// the profile, and g is far below the profile's Q = F′/A, where a reflectance edge would sit),
     /// within `range` and beyond it, have their robust location (Tukey's biweight) beyond `range` by
     /// more than three standard errors, with at least `minimumSamples` of them beyond: EXIF is off by
-    /// more than the search allows (e.g. the tags of another capture). `medianRatio` is that
-    /// location, `sampleCount` the profiles beyond the range.
-    struct BeyondRange: Equatable { var medianRatio: Double, sampleCount: Int }
+    /// more than the search allows (e.g. the tags of another capture). `ratio` is that location,
+    /// `sampleCount` the profiles beyond the range.
+    struct BeyondRange: Equatable { var ratio: Double, sampleCount: Int }
 
     /// The r₀ that `BeyondRange` considers: EXIF off by at most two stops either way.
     static let plausibleRatios = 0.25...4.0
@@ -202,7 +202,7 @@ enum IlluminationEdgeRatio {
            let l = TukeyBiweight.location(illuminationLike.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
            l.count >= minimumSamples, !range.contains(l.centre),
            min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
-            beyondRange = BeyondRange(medianRatio: l.centre, sampleCount: beyondCount)
+            beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
         return Measurement(result: result, beyondRange: beyondRange)
     }
