@@ -125,7 +125,7 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
         case .mostPatchesClipped(let f, let n, let t, let first):
             return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'); the capture is overexposed, shoot with less exposure"
         case .noNeutralPatch(let f):
-            return "\(f): no neutral patch is visible and measurable, so the exposure of SPEC 5's accuracy cannot be fixed"
+            return "\(f): no neutral patch is visible and measurable (each occluded, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
         }
     }
 }
