@@ -55,7 +55,7 @@ struct FlatFieldCLITests {
         return (1 + num / den, nodeSigma / den.squareRoot())
     }
 
-    @Test("known answer: the map's edge/centre white matches synth's truth within 4 standard errors of the node noise")
+    @Test("known answer: the map's edge/centre white matches synth's truth within 4 standard errors of the node noise; coarse grids fit too")
     func knownAnswer() throws {
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -77,6 +77,27 @@ struct FlatFieldCLITests {
         let c = shading.value(atRelativeX: 0.5, y: 0.5)
         #expect(abs(c.white.x - 1) < 1e-12 && abs(c.white.z - 1) < 1e-12 && abs(c.level - 1) < 1e-12)
         #expect(shading.value(atRelativeX: 0, y: 0).level < 0.8)
+
+        // A coarse grid (4×3 and 2×2: cells spanning much of the fall-off) fits the same capture;
+        // 4×3's corner white agrees with the fine map's mean over that cell (both maps are relative
+        // to the frame centre; a 2×2 map's centre is the mean of its four nodes, so it is not compared).
+        for (grid, columns, rows) in [("4x3", 4, 3), ("2x2", 2, 2)] {
+            let out = dir.appendingPathComponent("coarse-\(grid).flash.json").path
+            try Self.run(["calibrate", "flat-field", dir.appendingPathComponent("shaded").path + "/darkroom.tif",
+                          "--dark", dir.appendingPathComponent("shaded").path + "/dark.tif", "--camera", Self.camera,
+                          "--flash", Self.flash, "--flash-out", out, "--grid", grid])
+            let coarse = try #require(try FlashProfile(path: out).shading)
+            #expect(coarse.columns == columns && coarse.rows == rows)
+            // The coarse node is the mean over its cell, so compare it with the fine map's mean there.
+            let x = 0.5 / Double(columns), y = 0.5 / Double(rows)
+            var fineMean = SIMD3<Double>()
+            for k in 0..<16 {
+                fineMean += shading.value(atRelativeX: (Double(k % 4) + 0.5) / 4 / Double(columns), y: (Double(k / 4) + 0.5) / 4 / Double(rows)).white / 16
+            }
+            let corner = coarse.value(atRelativeX: x, y: y).white
+            guard columns > 2 else { continue }
+            #expect(abs(corner.z - fineMean.z) < 0.02 && abs(corner.x - fineMean.x) < 0.02, "\(grid): corner white \(corner) against the fine map's \(fineMean)")
+        }
 
         // Without shading the same fit finds none (within the same noise).
         let (flat, _) = try Self.flatFieldProfile(blueLoss: 0, in: dir, name: "flat")

@@ -7,15 +7,17 @@ import Foundation
 /// The signal is the capture minus the dark frame (pixel by pixel) when one is given, else minus
 /// the black level. Pixels with any channel at or above black + 98 % of the range (clipped), or at
 /// or below zero signal (dark), are left out. Each of the `columns` × `rows` cells gives one node:
-/// per channel, the mean of its valid samples within 4 robust standard deviations (1.4826 · MAD,
-/// Hampel 1974) of the cell's median, so dust and hot pixels do not count. The node's white is its
+/// per channel, the mean of its valid samples whose deviation from the cell's least-squares plane is
+/// within 4 robust standard deviations (1.4826 · MAD, Hampel 1974) of the deviations' median, so dust
+/// and hot pixels do not count. The node's white is its
 /// RGB over its green, its level its green; the map is then normalized to the frame centre
 /// (`FlashShading.normalizedToCentre`).
 ///
 /// Refused (`FlatFieldError`): more than 1 % of the pixels clipped, a median green signal under 2 %
 /// of the range (too dark to measure a few-percent shading), or a frame that does not look like a
 /// uniform card — a cell with fewer than half its pixels valid, more than 10 % of a cell's pixels
-/// farther from its median than 6 noise σ + 5 %, a node whose log level departs by more than 0.05
+/// farther from the cell's least-squares plane (the fall-off across a cell is shading) than 6 noise
+/// σ + 5 %, a node whose log level departs by more than 0.05
 /// from a smooth surface (a quartic in the position: what a flash's fall-off can do), or a relative
 /// white channel outside [0.7, 1.4] (a coloured card or light, not an LED's angular shift).
 public struct FlatFieldCalibration: Sendable {
@@ -85,7 +87,7 @@ public struct FlatFieldCalibration: Sendable {
         let coefficients = noise.coefficients(iso: iso)
         var means = [SIMD3<Double>](repeating: .zero, count: columns * rows)
         var standardErrors = [SIMD3<Double>](repeating: .zero, count: columns * rows)
-        var values: [Double] = [], scratch: [Double] = []
+        var values: [Double] = [], scratch: [Double] = [], positions: [SIMD2<Double>] = []
         for j in 0..<rows {
             let y0 = j * h / rows, y1 = (j + 1) * h / rows
             for i in 0..<columns {
@@ -93,30 +95,40 @@ public struct FlatFieldCalibration: Sendable {
                 let cellCount = (x1 - x0) * (y1 - y0)
                 for c in 0..<3 {
                     values.removeAll(keepingCapacity: true)
+                    positions.removeAll(keepingCapacity: true)
                     for y in y0..<y1 {
-                        for x in x0..<x1 where valid[y * w + x] { values.append(Double(signal.samples[c * n + y * w + x])) }
+                        for x in x0..<x1 where valid[y * w + x] {
+                            values.append(Double(signal.samples[c * n + y * w + x])); positions.append(SIMD2(Double(x), Double(y)))
+                        }
                     }
                     guard 2 * values.count >= cellCount else {
                         throw .notUniform(file: file, reason: "cell (\(i), \(j)) has \(values.count) of \(cellCount) pixels usable (clipped or dark)")
                     }
-                    scratch = values
+                    // The fall-off across a cell is shading, not scatter (a coarse grid's cells span
+                    // more of it than the 5 % allowed): the check and the robust trim use the
+                    // deviations from the cell's least-squares plane.
+                    let plane = Self.leastSquaresPlane(values, at: positions)
+                    scratch = values.indices.map { values[$0] - plane(positions[$0]) }
+                    let deviations = scratch
                     let median = PatchSampling.median(&scratch)
-                    for k in scratch.indices { scratch[k] = abs(values[k] - median) }
+                    for k in scratch.indices { scratch[k] = abs(deviations[k] - median) }
                     let sigma = max(1.4826 * PatchSampling.median(&scratch), 1e-9)
                     // Uniformity: a card's pixels scatter by their noise (and the gentle shading) only.
-                    let noiseSigma = (coefficients.readVarianceDN2 + coefficients.shotDNPerDN * max(median, 0)).squareRoot()
-                    let far = 6 * noiseSigma + 0.05 * median
-                    var outliers = 0, sum = 0.0, sum2 = 0.0, kept = 0.0
-                    for v in values {
-                        if abs(v - median) > far { outliers += 1 }
-                        if abs(v - median) <= 4 * sigma { sum += v; sum2 += v * v; kept += 1 }
+                    let level = values.reduce(0, +) / Double(values.count)
+                    let noiseSigma = (coefficients.readVarianceDN2 + coefficients.shotDNPerDN * max(level, 0)).squareRoot()
+                    let far = 6 * noiseSigma + 0.05 * level
+                    var outliers = 0, sum = 0.0, deviationSum = 0.0, deviationSum2 = 0.0, kept = 0.0
+                    for (v, d) in zip(values, deviations) {
+                        if abs(d - median) > far { outliers += 1 }
+                        if abs(d - median) <= 4 * sigma { sum += v; deviationSum += d; deviationSum2 += d * d; kept += 1 }
                     }
                     if 10 * outliers > values.count {
-                        throw .notUniform(file: file, reason: "cell (\(i), \(j)) is not uniform (\(Int((100 * Double(outliers) / Double(values.count)).rounded())) % of its pixels far from its median: an edge, a pattern or another object)")
+                        throw .notUniform(file: file, reason: "cell (\(i), \(j)) is not uniform (\(Int((100 * Double(outliers) / Double(values.count)).rounded())) % of its pixels far from its smooth level: an edge, a pattern or another object)")
                     }
-                    let mean = sum / kept
-                    means[j * columns + i][c] = mean
-                    standardErrors[j * columns + i][c] = (max(0, sum2 / kept - mean * mean) / kept).squareRoot()
+                    means[j * columns + i][c] = sum / kept
+                    // The mean's standard error from the scatter about the plane (the fall-off is not noise).
+                    let deviationMean = deviationSum / kept
+                    standardErrors[j * columns + i][c] = (max(0, deviationSum2 / kept - deviationMean * deviationMean) / kept).squareRoot()
                 }
             }
         }
@@ -159,6 +171,24 @@ public struct FlatFieldCalibration: Sendable {
         self.clippedFraction = clippedFraction
         maxRelativeWhiteStandardError = seMax
         maxLogLevelResidual = residualMax
+    }
+
+    /// The least-squares plane `a + b·(x − x̄) + c·(y − ȳ)` through `values` at `positions`, as a
+    /// function of the position (the mean where the positions do not span a plane).
+    static func leastSquaresPlane(_ values: [Double], at positions: [SIMD2<Double>]) -> (SIMD2<Double>) -> Double {
+        let count = Double(values.count)
+        guard count > 0 else { return { _ in 0 } }
+        let centre = positions.reduce(SIMD2<Double>(), +) / count
+        let mean = values.reduce(0, +) / count
+        var sxx = 0.0, sxy = 0.0, syy = 0.0, sxv = 0.0, syv = 0.0
+        for (p, v) in zip(positions, values) {
+            let d = p - centre, e = v - mean
+            sxx += d.x * d.x; sxy += d.x * d.y; syy += d.y * d.y; sxv += d.x * e; syv += d.y * e
+        }
+        let det = sxx * syy - sxy * sxy
+        guard det > 1e-9 * max(1, sxx * syy) else { return { _ in mean } }
+        let b = (syy * sxv - sxy * syv) / det, c = (sxx * syv - sxy * sxv) / det
+        return { p in mean + b * (p.x - centre.x) + c * (p.y - centre.y) }
     }
 }
 
