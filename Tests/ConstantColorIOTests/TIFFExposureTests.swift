@@ -130,21 +130,28 @@ struct TIFFExposureTests {
         #expect(decoded.exposure.isoSpeed == 3200)
     }
 
+    /// An 8-bit RGB file with exposure 0.01 s, f/4, ISO 100 in its EXIF directory (written first,
+    /// right after the 8-byte header) at `path`: the image and the file's bytes, for a test to damage.
+    static func fileWithEXIF(at path: String) throws -> (image: PlanarImage, bytes: [UInt8]) {
+        let image = TestImages.image(channels: 3, type: .uint8)
+        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
+            sampleType: .uint8, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
+        return (image, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
     @Test("a damaged EXIF directory is a warning, not an error")
     func damagedEXIF() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("damaged-exif.tif")
-        let image = TestImages.image(channels: 3, type: .uint8)
-        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
-            sampleType: .uint8, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
-        // The EXIF directory is written first, right after the 8-byte header: wreck its entry count.
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // Wreck the EXIF directory's entry count.
+        let written = try Self.fileWithEXIF(at: path)
+        var bytes = written.bytes
         #expect(Array(bytes[8..<10]) == [3, 0], "three EXIF entries expected at offset 8")
         bytes[8] = 0xFF
         bytes[9] = 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let decoded = try TIFFReader.read(path: path)
-        #expect(decoded.image == image)
+        #expect(decoded.image == written.image)
         #expect(decoded.exposure.settings == nil)
         #expect(decoded.warnings.contains { $0.contains("EXIF directory") }, "\(decoded.warnings)")
     }
@@ -153,12 +160,8 @@ struct TIFFExposureTests {
     func wrongTypeExposureTag() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("wrong-type.tif")
-        let image = TestImages.image(channels: 3, type: .uint8)
-        try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(
-            sampleType: .uint8, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
-        // The EXIF directory follows the 8-byte header; its first entry (offset 10) is ExposureTime
-        // (33434), RATIONAL (5): make it ASCII (2).
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // The EXIF directory's first entry (offset 10) is ExposureTime (33434), RATIONAL (5): make it ASCII (2).
+        var bytes = try Self.fileWithEXIF(at: path).bytes
         #expect(Array(bytes[10..<14]) == [0x9A, 0x82, 5, 0], "ExposureTime as RATIONAL expected at offset 10")
         bytes[12] = 2
         try Data(bytes).write(to: URL(fileURLWithPath: path))

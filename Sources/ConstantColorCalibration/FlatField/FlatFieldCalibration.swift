@@ -87,7 +87,7 @@ public struct FlatFieldCalibration: Sendable {
         let coefficients = noise.coefficients(iso: iso)
         var means = [SIMD3<Double>](repeating: .zero, count: columns * rows)
         var standardErrors = [SIMD3<Double>](repeating: .zero, count: columns * rows)
-        var values: [Double] = [], scratch: [Double] = [], positions: [SIMD2<Double>] = []
+        var values: [Double] = [], scratch: [Double] = [], deviations: [Double] = [], positions: [SIMD2<Double>] = []
         for j in 0..<rows {
             let y0 = j * h / rows, y1 = (j + 1) * h / rows
             for i in 0..<columns {
@@ -108,8 +108,9 @@ public struct FlatFieldCalibration: Sendable {
                     // more of it than the 5 % allowed): the check and the robust trim use the
                     // deviations from the cell's least-squares plane.
                     let plane = Self.leastSquaresPlane(values, at: positions)
-                    scratch = values.indices.map { values[$0] - plane(positions[$0]) }
-                    let deviations = scratch
+                    deviations.removeAll(keepingCapacity: true)
+                    for k in values.indices { deviations.append(values[k] - plane(positions[k])) }
+                    scratch = deviations
                     let median = PatchSampling.median(&scratch)
                     for k in scratch.indices { scratch[k] = abs(deviations[k] - median) }
                     let sigma = max(1.4826 * PatchSampling.median(&scratch), 1e-9)

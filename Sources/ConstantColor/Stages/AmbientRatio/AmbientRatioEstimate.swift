@@ -118,16 +118,14 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
         let edgeMeasurement = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
         let edges = edgeMeasurement.result
-        var (base, baseSigma, weight) = edges.map {
+        let (base, measuredSigma, weight) = edges.map {
             combined(metadataUncertainty: metadataUncertainty, edgeRatio: $0.ratio, edgeStandardError: $0.standardError)
         } ?? (1, metadataUncertainty, 0)
         // The illumination edges read r₀ beyond the searched range: EXIF is off by more than the
         // estimate can follow. r₀ stays, but its uncertainty is at least that discrepancy, so the
         // confidence falls wherever the ambient light matters (issue 7: lower it where it cannot be
         // compensated) — and `fuse` says so.
-        if let far = edgeMeasurement.beyondRange {
-            baseSigma = max(baseSigma, abs(far.ratio - base) / max(base, 1e-9))
-        }
+        let baseSigma = edgeMeasurement.beyondRange.map { max(measuredSigma, abs($0.ratio - base) / max(base, 1e-9)) } ?? measuredSigma
         // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
         // is added to r₀ as it is.
         var rows = [Float](repeating: 0, count: h)

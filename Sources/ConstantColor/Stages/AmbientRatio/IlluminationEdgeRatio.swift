@@ -183,7 +183,9 @@ enum IlluminationEdgeRatio {
         guard !relative.isEmpty else { return Measurement(result: nil, beyondRange: nil) }
         let misfitScale = Double(relative.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) })
         let scale = max(1, misfitScale)
-        let samples = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
+        let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
+        let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
+        let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
         // All explained profiles, within the range and beyond, that read as illumination edges by
         // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
         // lie within two stops of EXIF (`plausibleRatios`: g near 0 is an edge of the ambient frame
@@ -192,9 +194,8 @@ enum IlluminationEdgeRatio {
         // beyond the range by more than three standard errors, EXIF is off by more than the search
         // allows.
         let result = selection(samples, misfitScale: misfitScale)
-        let illuminationLike = (candidates + beyond).filter {
-            $0.misfit < scale * misfitLimit(channels: $0.channels) && $0.sigma < 0.2 * ($0.q - $0.g) && $0.g < 0.6 * $0.q
-                && plausibleRatios.contains($0.g)
+        let illuminationLike = (explained + explainedBeyond).filter {
+            $0.sigma < 0.2 * ($0.q - $0.g) && $0.g < 0.6 * $0.q && plausibleRatios.contains($0.g)
         }
         var beyondRange: BeyondRange? = nil
         let beyondCount = illuminationLike.filter { !range.contains($0.g) }.count
