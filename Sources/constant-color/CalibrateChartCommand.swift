@@ -159,6 +159,10 @@ struct CalibrateChart: ParsableCommand {
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
+        if !calibration.structuredPatches.isEmpty {
+            let names = calibration.structuredPatches.map { "'\(description.patches[$0].name)'" }
+            progress.say("note: the noise model leaves out \(names.count) of \(description.patches.count) patch squares whose noise stands out from the others' (structure, not noise: an ambient shadow's edge, a highlight, an edge of the patch): " + names.joined(separator: ", "))
+        }
         if let c = calibration.noiseCorrelation {
             progress.say(String(format: "noise correlation (R, G, B): 2x2 block factor %.2f %.2f %.2f, area factor %.2f %.2f %.2f (1 = independent pixels; demosaiced frames are higher)",
                                 c.blockFactor.x, c.blockFactor.y, c.blockFactor.z, c.areaFactor.x, c.areaFactor.y, c.areaFactor.z))

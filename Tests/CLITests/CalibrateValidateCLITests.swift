@@ -58,6 +58,26 @@ struct CalibrateValidateCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("flash.json").path))
     }
 
+    @Test("calibrate chart --ambient under 800 lux with a shadow across the chart: the squares its penumbra crosses are left out of the noise model, which stays right")
+    func calibrateChartWithAmbientShadow() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scene = Self.root + "/fixtures/colorchecker/800lux-5000K-on"
+        let r = try CLI.run(chartArguments(scene + "/flash.tif", chart: scene + "/truth.json", out: dir)
+                            + ["--ambient", scene + "/ambient.tif", "--read-noise", "8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let camera = try CameraProfile(path: dir.appendingPathComponent("cam.json").path)
+        let area = camera.noise.correlation.areaFactor
+        print(String(format: "800 lux chart with --ambient: gain %.4f e-/DN (truth 0.25), area factor %.2f %.2f %.2f (truth 1); %@",
+                     camera.noise.gainElectronsPerDN, area.x, area.y, area.z,
+                     r.stderr.split(separator: "\n").first { $0.contains("leaves out") }.map(String.init) ?? "nothing left out"))
+        // All points: gain 0.156 and area factor 22 / 20 / 14 (the penumbra's ramp taken for noise).
+        #expect(abs(camera.noise.gainElectronsPerDN / 0.25 - 1) <= 0.05)
+        #expect(area.max() <= 1.3)
+        #expect(r.stderr.contains("note: the noise model leaves out") && r.stderr.contains("'neutral 6.5 (.44 D)'"), "\(r.stderr)")
+        #expect((camera.metadata["patchesExcludedAsStructure"]?.array?.count ?? 0) > 0)
+    }
+
     @Test("without --dark the read noise is not measurable: a warning says so and what is written")
     func calibrateChartWithoutDarkWarns() throws {
         let dir = try Self.temporaryFolder()
@@ -139,6 +159,22 @@ struct CalibrateValidateCLITests {
         let outside = dir.appendingPathComponent("outside.json").path
         try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: outside))
         try expectBadInput(chartArguments(Self.darkroom, chart: outside, out: dir), in: dir, mentions: ["dark skin", "darkroom.tif", "outside"])
+        // The chart description moved by 40 % of the patch pitch: every square straddles two surfaces.
+        truth = try JSONValue.read(path: Self.darkroomTruth).object!
+        chart = truth["chart"]!.object!
+        patches = chart["patches"]!.array!
+        let x0 = patches[0].object!["center"]!.array![0].double!, x1 = patches[1].object!["center"]!.array![0].double!
+        let shift = 0.4 * abs(x1 - x0)
+        patches = patches.map { p in
+            var o = p.object!
+            let c = o["center"]!.array!.map { $0.double! }
+            o["center"] = .array([.number(c[0] + shift), .number(c[1])]); return .object(o)
+        }
+        chart["patches"] = .array(patches); truth["chart"] = .object(chart)
+        let shifted = dir.appendingPathComponent("shifted.json").path
+        try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: shifted))
+        try expectBadInput(chartArguments(Self.darkroom, chart: shifted, out: dir), in: dir,
+                           mentions: ["darkroom.tif", "patch 'dark skin'", "not one uniform surface", "do not fit the image"])
         // Malformed JSON.
         let malformed = dir.appendingPathComponent("malformed.json").path
         try Data("{\"patches\": [".utf8).write(to: URL(fileURLWithPath: malformed))

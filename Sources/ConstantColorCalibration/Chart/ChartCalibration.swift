@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Steps, each its own type:
 /// 1. `PatchSampling`: per-patch medians of the black-subtracted (ambient-subtracted) signal over
-///    the patch's square, clipped pixels (either frame) excluded.
+///    the patch's square, clipped pixels (either frame) excluded; `PatchUniformity` refuses a square
+///    that does not hold one surface.
 /// 2. `FlashWhiteEstimate`: the white from the neutral patches (median of RGB / Y_ref).
 /// 3. `WhitePreservingLeastSquares`: the start, least squares in XYZ with M (1,1,1)ᵀ = D65 white,
 ///    alternated with `FlashFalloffField` (the flash lights the chart's corners less than its center).
@@ -16,7 +17,9 @@ import Foundation
 /// 5. `PhotonTransfer`: per-patch, per-channel variance against mean on the flash capture → gain
 ///    and read noise, referred to ISO 100. With a `DarkFrame` the read variance is the dark frame's
 ///    (referred to the capture's ISO) and only the slope (1 / gain) is fitted: a flash-lit chart's
-///    darkest patch is too bright for its intercept to pin the read noise down.
+///    darkest patch is too bright for its intercept to pin the read noise down. Squares whose
+///    variance or block variance stands out (an ambient shadow's penumbra, a highlight) are left out
+///    (`PhotonTransfer.fitLeavingOutStructure`, `structuredPatches`).
 public struct ChartCalibration: Sendable {
     /// The flash's camera-RGB white (capture scale, black-subtracted DN of a perfect white).
     public let flashWhiteCameraRGB: SIMD3<Double>
@@ -41,6 +44,9 @@ public struct ChartCalibration: Sendable {
     public let photonTransfer: PhotonTransfer.Fit?
     /// The noise model referred to ISO 100 (nil with `photonTransfer`).
     public let noise: NoiseModel?
+    /// Indices of the patches whose square gave a photon transfer point that was left out as
+    /// structure, not noise (`PhotonTransfer.structured`), of the line and of the correlation.
+    public let structuredPatches: [Int]
     /// The noise's spatial correlation measured on the patches (`PhotonTransfer.correlation`; also in
     /// `noise`), nil when the patches are too small for 4 × 4 block differences.
     public let noiseCorrelation: NoiseCorrelation?
@@ -108,6 +114,13 @@ public struct ChartCalibration: Sendable {
             clipped[i] = isClipped ? 1 : 0
         }
         let samples = try PatchSampling.sample(signal, chart: chart, clipped: clipped, file: file)
+        // Each square must hold one surface (`PatchUniformity`): the median would hide a mixture.
+        for (i, p) in chart.patches.enumerated() {
+            if let d = PatchUniformity.departure(signal: signal, square: PatchSquare(center: p.center, halfSize: p.halfSize),
+                                                 clipped: clipped), d.isNonUniform {
+                throw ChartCalibrationError.notUniform(file: file, patch: chart.patches[i].name, departure: d)
+            }
+        }
         let rgb = samples.map(\.median)
         let referenceXYZ = chart.patches.map(\.xyzD65)
         let white = ColorScience.whiteD65XYZ
@@ -137,10 +150,11 @@ public struct ChartCalibration: Sendable {
         let refined = DeltaE2000MatrixRefinement.refine(start: start, startField: field, fieldBasis: fitFlashFalloff ? basis : nil,
                                                         balanced: balanced, referenceLab: referenceLab, white: white)
         var points: [PhotonTransfer.Point] = []
-        for p in chart.patches {
+        for (index, p) in chart.patches.enumerated() {
             let square = PatchSquare(center: p.center, halfSize: p.halfSize)
             for c in 0..<3 {
-                if let point = PhotonTransfer.point(raw: capture, channel: c, square: square, blackLevel: blackLevel, clipped: clipped) {
+                if let point = PhotonTransfer.point(raw: capture, channel: c, square: square, blackLevel: blackLevel, clipped: clipped,
+                                                    patch: index) {
                     points.append(point)
                 }
             }
@@ -148,10 +162,10 @@ public struct ChartCalibration: Sendable {
         let ptc: PhotonTransfer.Fit?
         if let dark = darkFrame {
             let k = iso / dark.iso
-            ptc = PhotonTransfer.fit(points, knownReadVarianceDN2: dark.readVarianceDN2(atISO: iso),
-                                     readVarianceStandardErrorDN2: dark.readVarianceStandardErrorDN2 * k * k)
+            ptc = PhotonTransfer.fitLeavingOutStructure(points, knownReadVarianceDN2: dark.readVarianceDN2(atISO: iso),
+                                                       readVarianceStandardErrorDN2: dark.readVarianceStandardErrorDN2 * k * k)
         } else {
-            ptc = PhotonTransfer.fit(points)
+            ptc = PhotonTransfer.fitLeavingOutStructure(points)
         }
         flashWhiteCameraRGB = w
         matrixToXYZD65 = refined.matrix
@@ -176,13 +190,15 @@ public struct ChartCalibration: Sendable {
             q.blockVariance = p.blockVariance.map { ($0.twoByTwoDN2 * k2, $0.fourByFourDN2 * k2, $0.differenceCount) }
             return q
         }
-        let correlation = ptc.flatMap { PhotonTransfer.correlation(points + darkPoints, fit: $0) }
+        // Over the points the line kept: a square left out of it holds structure.
+        let correlation = ptc.flatMap { PhotonTransfer.correlation($0.points + darkPoints, fit: $0) }
         noise = ptc.map { fit in
             var model = fit.noiseModel(iso: iso)
             if let correlation { model.correlation = correlation.correlation }
             return model
         }
         noiseCorrelation = correlation?.correlation
+        structuredPatches = Set((ptc?.excludedPoints ?? []).map(\.patch)).filter { $0 >= 0 }.sorted()
         noiseCorrelationDifferences = correlation?.blockDifferences ?? 0
         self.darkFrame = darkFrame
         self.chart = chart
@@ -217,6 +233,8 @@ public struct ChartCalibration: Sendable {
             "source": .string("constant-color calibrate chart"),
             "captureFile": .string(captureFile), "captureISO": .number(iso),
             "photonTransferPoints": .number(Double(photonTransfer.points.count)),
+            "photonTransferPointsExcluded": .number(Double(photonTransfer.excludedPoints.count)),
+            "patchesExcludedAsStructure": .array(structuredPatches.map { .string(chart.patches[$0].name) }),
             "interceptDN2AtCaptureISO": .number(photonTransfer.readVarianceDN2),
             "interceptStandardErrorDN2": .number(photonTransfer.readVarianceStandardErrorDN2),
             "slopeAtCaptureISO": .number(photonTransfer.shotSlope),
@@ -255,6 +273,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     case degenerate(file: String)
     /// The photon transfer line could not be fitted.
     case noiseFit(file: String)
+    /// A patch's square does not hold one uniform surface (`PatchUniformity`).
+    case notUniform(file: String, patch: String, departure: PatchUniformity.Departure)
 
     public var description: String {
         switch self {
@@ -262,6 +282,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         case .ambientMismatch(let f): return "\(f): the ambient frame's size or channel count differs from the capture's"
         case .white(let f, let e): return "\(f): \(e)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
+        case .notUniform(let f, let p, let d):
+            return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %% and %.0f noise standard errors", 100 * d.relative, d.standardErrors) + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
         case .noiseFit(let f): return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
         }
     }

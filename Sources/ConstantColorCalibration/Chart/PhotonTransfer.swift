@@ -1,4 +1,5 @@
 import ConstantColor
+import Foundation
 
 /// The noise model from a chart capture by photon transfer (Janesick 2007, "Photon Transfer",
 /// SPIE): for a Poisson–Gaussian sensor (Foi et al. 2008) each uniform patch and channel gives a
@@ -29,17 +30,19 @@ public enum PhotonTransfer {
         /// The variances of 2 × 2 and 4 × 4 block means, DN², and the degrees of freedom of the
         /// 4 × 4 one; nil when the square is too small for them (under 16 pixels).
         public var blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)?
+        /// The chart patch whose square it was measured on (its index), or −1 (a dark frame).
+        public var patch: Int
 
         /// Creates a point.
         public init(meanDN: Double, varianceDN2: Double, differenceCount: Int, channel: Int = 0,
-                    blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)? = nil) {
+                    blockVariance: (twoByTwoDN2: Double, fourByFourDN2: Double, differenceCount: Int)? = nil, patch: Int = -1) {
             self.meanDN = meanDN; self.varianceDN2 = varianceDN2; self.differenceCount = differenceCount
-            self.channel = channel; self.blockVariance = blockVariance
+            self.channel = channel; self.blockVariance = blockVariance; self.patch = patch
         }
 
         public static func == (a: Point, b: Point) -> Bool {
             a.meanDN == b.meanDN && a.varianceDN2 == b.varianceDN2 && a.differenceCount == b.differenceCount
-                && a.channel == b.channel && a.blockVariance?.0 == b.blockVariance?.0
+                && a.channel == b.channel && a.patch == b.patch && a.blockVariance?.0 == b.blockVariance?.0
                 && a.blockVariance?.1 == b.blockVariance?.1 && a.blockVariance?.2 == b.blockVariance?.2
         }
     }
@@ -59,6 +62,8 @@ public enum PhotonTransfer {
         public var points: [Point]
         /// Whether the intercept was given (a dark frame's read variance) rather than fitted.
         public var interceptKnown: Bool = false
+        /// Points left out as structure, not noise (`fitLeavingOutStructure`).
+        public var excludedPoints: [Point] = []
 
         /// The noise model at `referenceISO`, for a capture taken at `iso`
         /// (`NoiseModel`: at ISO i, k = i / referenceISO, a = (k · read)², b = k / gain).
@@ -87,7 +92,7 @@ public enum PhotonTransfer {
     /// the pixel differences give fewer than 12 degrees of freedom. Unusable (`clipped`) pixels
     /// spoil the differences and blocks they are part of.
     public static func point(raw: PlanarImage, channel: Int, square: PatchSquare, blackLevel: Double,
-                             clipped: [UInt8]? = nil) -> Point? {
+                             clipped: [UInt8]? = nil, patch: Int = -1) -> Point? {
         let w = raw.width, sw = square.columns.count, sh = square.rows.count
         guard sw > 0, sh > 0 else { return nil }
         // Summed-area tables of the values and of the unusable pixels over the square.
@@ -152,7 +157,7 @@ public enum PhotonTransfer {
             blocks = (two.0, four.0, four.1)
         }
         return Point(meanDN: sum / Double(count) - blackLevel, varianceDN2: pixel.0, differenceCount: pixel.1,
-                     channel: channel, blockVariance: blocks)
+                     channel: channel, blockVariance: blocks, patch: patch)
     }
 
     /// The pooled variance of several sets of differences, each about its own mean, after trimming
@@ -193,6 +198,64 @@ public enum PhotonTransfer {
         let dof = parts.reduce(0) { $0 + $1.count }
         guard dof >= 12 else { return nil }
         return (parts.reduce(0) { $0 + $1.variance * Double($1.count) } / Double(dof), dof)
+    }
+
+    /// Standardized excess, in robust standard deviations, beyond which a square is taken to hold
+    /// structure, not noise (`structured`).
+    public static let outlierLimit = 4.0
+
+    /// The points whose square holds structure at the blocks' scale — an ambient shadow's penumbra,
+    /// an edge, a highlight's halo — found without the line: such structure adds to the variance of
+    /// 4 × 4 block means far more than to the pixels' (sixteen times as much for a step, relative to
+    /// noise), so a point's `R₄ = 16·Var(4×4)/σ̂²` (σ̂² its own pixel variance) stands out of its
+    /// channel's. Noise the line describes badly (a demosaicing that mixes the channels, as
+    /// Malvar–He–Cutler's does, or a channel whose pixel variance is off the shared line) moves both
+    /// variances alike and cancels. Each point's excess of `log R₄` over its channel's median, in
+    /// standard errors `√(2/n)` (n the blocks' degrees of freedom; in the log, because a variance
+    /// from a few differences is skewed: χ²/n with n = 14 in a 19-pixel square), counts when it lies more than
+    /// `outlierLimit` robust standard deviations (1.4826 · MAD of the channel's excesses, at least 1)
+    /// above their median. One-sided: structure only adds variance; the limit is at or above the
+    /// median, so at least half of each channel stays. Points without block variances (squares under
+    /// 16 pixels) cannot be tested and stay.
+    public static func structured(_ points: [Point]) -> Set<Int> {
+        var excluded = Set<Int>()
+        for c in 0..<3 {
+            var ratio: [Int: Double] = [:]
+            for (i, p) in points.enumerated() where p.channel == c && p.varianceDN2 > 0 {
+                if let b = p.blockVariance, b.differenceCount > 0, b.fourByFourDN2 > 0 { ratio[i] = 16 * b.fourByFourDN2 / p.varianceDN2 }
+            }
+            guard ratio.count >= 3 else { continue }
+            var logs = ratio.values.map { log($0) }
+            let centre = PatchSampling.median(&logs)
+            guard centre.isFinite else { continue }
+            var excess: [Int: Double] = [:]
+            for (i, r) in ratio { excess[i] = (log(r) - centre) / (2 / Double(points[i].blockVariance!.differenceCount)).squareRoot() }
+            var e = Array(excess.values)
+            let middle = PatchSampling.median(&e)
+            var deviations = e.map { abs($0 - middle) }
+            let scale = max(1, 1.4826 * PatchSampling.median(&deviations))
+            for (i, z) in excess where z > middle + outlierLimit * scale { excluded.insert(i) }
+        }
+        return excluded
+    }
+
+    /// `fit(_:)`, or `fit(_:knownReadVarianceDN2:readVarianceStandardErrorDN2:)` with a known
+    /// intercept, over the points whose square holds no structure (`structured`; a patch with a
+    /// structured channel leaves out all three); those left out are the fit's `excludedPoints`. On the committed dark-room capture none is; on a flash frame shot
+    /// with an ambient shadow across the chart (`--ambient`) the squares its penumbra crosses are,
+    /// which took the gain from 0.25 to 0.19 and the area factor from 1 to 7.
+    public static func fitLeavingOutStructure(_ points: [Point], knownReadVarianceDN2: Double? = nil,
+                                              readVarianceStandardErrorDN2: Double = 0) -> Fit? {
+        // Structure is the square's, not one channel's: a patch with a structured channel goes whole.
+        let flagged = structured(points)
+        let patches = Set(flagged.map { points[$0].patch }).filter { $0 >= 0 }
+        let excluded = flagged.union(points.indices.filter { patches.contains(points[$0].patch) })
+        let kept = points.indices.filter { !excluded.contains($0) }.map { points[$0] }
+        let line = knownReadVarianceDN2.map { fit(kept, knownReadVarianceDN2: $0, readVarianceStandardErrorDN2: readVarianceStandardErrorDN2) }
+            ?? fit(kept)
+        guard var f = line else { return nil }
+        f.excludedPoints = excluded.sorted().map { points[$0] }
+        return f
     }
 
     /// The noise's spatial correlation per channel from the points' block variances, pooled over
