@@ -207,6 +207,22 @@ struct FlatFieldCLITests {
         try expectBadInput(["calibrate", "flat-field", chart, "--camera", Self.camera, "--flash", Self.flash, "--flash-out", Self.flash],
                            mentions: ["is an input"])
         try expectBadInput(args(chart, ["--grid", "1x12"]), mentions: ["--grid"])
+        // A colour step on the card (two cards, a coloured object): red ×1.15, or blue ×0.92, over
+        // the right third of the committed flat field. The level alone is smooth enough to pass.
+        let flat = Self.root + "/fixtures/real-hard/flat-field/darkroom.tif"
+        let card = try TIFFReader.read(path: flat)
+        for (channel, factor) in [(0, 1.15), (2, 0.92)] {
+            var stepped = card.image
+            let w = stepped.width, n = stepped.pixelCount
+            for i in 0..<n where i % w >= 2 * w / 3 {
+                let k = channel * n + i
+                stepped.samples[k] = 1024 + (stepped.samples[k] - 1024) * Float(factor)
+            }
+            let path = dir.appendingPathComponent("step\(channel).tif").path
+            try TIFFWriter.write(stepped, to: path, options: TIFFWriteOptions(sampleType: .uint16, exposure: card.exposure.settings))
+            try expectBadInput(args(path, ["--dark", Self.root + "/fixtures/real-hard/flat-field/dark.tif"]),
+                               mentions: ["step\(channel).tif", "colour is not a smooth change", channel == 0 ? "red" : "blue"])
+        }
         // A dark frame of another size is a one-line error, not a crash.
         let smallDark = dir.appendingPathComponent("small-dark.tif").path
         try TIFFWriter.write(PlanarImage(width: 64, height: 48, channelCount: 3, repeating: 1024), to: smallDark,

@@ -18,8 +18,10 @@ import Foundation
 /// uniform card — a cell with fewer than half its pixels valid, more than 10 % of a cell's pixels
 /// farther from the cell's least-squares plane (the fall-off across a cell is shading) than 6 noise
 /// σ + 5 %, a node whose log level departs by more than 0.05
-/// from a smooth surface (a quartic in the position: what a flash's fall-off can do), or a relative
-/// white channel outside [0.7, 1.4] (a coloured card or light, not an LED's angular shift).
+/// from a smooth surface (a quartic in the position: what a flash's fall-off can do), a node whose
+/// log red/green or blue/green departs by more than 0.03 from such a surface (a colour step: two
+/// cards, a coloured object), or a relative white channel outside [0.7, 1.4] (a coloured card or
+/// light, not an LED's angular shift).
 public struct FlatFieldCalibration: Sendable {
     /// The fitted map, normalized to the frame centre.
     public var shading: FlashShading
@@ -34,6 +36,13 @@ public struct FlatFieldCalibration: Sendable {
 
     /// Fraction of the range at and above which a sample counts as clipped (as `ExposureNormalization`).
     public static let clippingFraction = 0.98
+    /// Largest departure of a node's log level from the smooth surface: a flash's fall-off (inverse
+    /// square and cos⁴ over the field) is smooth; a step is a second card, a shadow or an object.
+    public static let levelSmoothnessLimit = 0.05
+    /// Largest departure of a node's log red/green or blue/green from the smooth surface. A white
+    /// LED's colour drifts with angle only as its phosphor's path length does (a few percent from the
+    /// centre to the edge, smoothly), far more slowly than the level falls off.
+    public static let colourSmoothnessLimit = 0.03
 
     /// Fits the map.
     ///
@@ -141,22 +150,33 @@ public struct FlatFieldCalibration: Sendable {
         let raw = FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level).normalizedToCentre()
         white = raw.relativeWhite; level = raw.relativeLevel
 
-        // Smoothness: log level against a quartic surface in the cell-centre position.
-        var residualMax = 0.0
+        // Smoothness: log level, and the log of each relative white channel, against a quartic
+        // surface in the cell-centre position.
         let basis: [[Double]] = (0..<(columns * rows)).map { k in
             let u = (Double(k % columns) + 0.5) / Double(columns) - 0.5, v = (Double(k / columns) + 0.5) / Double(rows) - 0.5
             let r2 = u * u + v * v
             return [1, u, v, u * u, u * v, v * v, r2 * r2]
         }
-        let logs = level.map { log($0) }
-        if let coefficients = LinearLeastSquares.fit(basis: basis, values: logs) {
-            for (b, l) in zip(basis, logs) {
-                let fit = zip(coefficients, b).reduce(0) { $0 + $1.0 * $1.1 }
-                residualMax = max(residualMax, abs(l - fit))
+        // The largest departure of `values` from the surface, and the cell where it is (0 and 0
+        // when the grid has too few cells for the surface).
+        func departure(_ values: [Double]) -> (largest: Double, cell: Int) {
+            guard let coefficients = LinearLeastSquares.fit(basis: basis, values: values) else { return (0, 0) }
+            var worst = (largest: 0.0, cell: 0)
+            for (k, (b, l)) in zip(basis, values).enumerated() {
+                let d = abs(l - zip(coefficients, b).reduce(0) { $0 + $1.0 * $1.1 })
+                if d > worst.largest { worst = (d, k) }
             }
+            return worst
         }
-        if residualMax > 0.05 {
+        let residualMax = departure(level.map { log($0) }).largest
+        if residualMax > Self.levelSmoothnessLimit {
             throw .notUniform(file: file, reason: String(format: "its level is not a smooth fall-off (a cell departs by %.0f %% from a smooth surface)", 100 * (exp(residualMax) - 1)))
+        }
+        for (c, name) in [(0, "red"), (2, "blue")] {
+            let d = departure(white.map { log($0[c]) })
+            if d.largest > Self.colourSmoothnessLimit {
+                throw .notUniform(file: file, reason: String(format: "its colour is not a smooth change (cell (%d, %d)'s %@ relative to green departs by %.1f %% from a smooth surface): two cards, a coloured object or a second light?", d.cell % columns, d.cell / columns, name, 100 * (exp(d.largest) - 1)))
+            }
         }
         if let bad = white.firstIndex(where: { $0.min() < 0.7 || $0.max() > 1.4 }) {
             let v = white[bad]
