@@ -184,7 +184,7 @@ struct SynthCommand: ParsableCommand {
             let m = motion.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard m.count == 3 else { throw ValidationError("--motion must be dx,dy,degrees") }
             let lights = try light.map { text in
-                do { return try AmbientLight(parsing: text) } catch { throw ValidationError("--light \(error)") }
+                do { return try AmbientLight(parsing: text) } catch { throw ValidationError("--light: \(error)") }
             }
             let c = SynthCondition(name: name, description: description ?? light.joined(separator: " + "), lights: lights,
                                    gradient: gradient, shadow: !noShadow, speculars: !noSpeculars,
