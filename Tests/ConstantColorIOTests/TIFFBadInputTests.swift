@@ -219,6 +219,21 @@ struct TIFFBadInputTests {
         Self.expectUnsupported(readError(pw), mentioning: ["MinIsWhite"])
     }
 
+    @Test("a Predictor tag with no compression (or PackBits) is refused: libtiff would hand back the differences as samples")
+    func predictorWithoutCodec() throws {
+        let folder = try TemporaryFolder()
+        let data = [UInt8](repeating: 7, count: 8 * 4 * 3 * 2)
+        let path = folder.file("predictor.tif")
+        try Data(HandmadeTIFF.make(width: 8, height: 4, samplesPerPixel: 3, bitsPerSample: 16, photometric: 2, data: data,
+                                   extra: [HandmadeTIFF.short(317, [2])])).write(to: URL(fileURLWithPath: path))
+        Self.expectUnsupported(readError(path), mentioning: ["predictor.tif", "Predictor 2", "no compression"])
+        // Predictor 1 (none) is fine.
+        let none = folder.file("predictor1.tif")
+        try Data(HandmadeTIFF.make(width: 8, height: 4, samplesPerPixel: 3, bitsPerSample: 16, photometric: 2, data: data,
+                                   extra: [HandmadeTIFF.short(317, [1])])).write(to: URL(fileURLWithPath: none))
+        #expect(try TIFFReader.read(path: none).image.width == 8)
+    }
+
     @Test("associated alpha and a reduced-resolution first image are unsupported")
     func alphaAndPreview() throws {
         let folder = try TemporaryFolder()

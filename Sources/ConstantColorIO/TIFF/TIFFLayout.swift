@@ -94,6 +94,15 @@ struct TIFFLayout: Sendable {
             throw .unsupported(path: path, what: "\(Self.compressionName(compression)) compression (\(compression)); "
                                + "supported: none, LZW, Deflate, PackBits")
         }
+        // libtiff undoes a predictor only inside the codecs that define one (LZW, Deflate) and drops
+        // the tag with others: with none or PackBits the samples would be read as the differences
+        // they hold. The tag is read from the file itself.
+        if !Self.predictorCompressions.contains(compression),
+           let predictor = TIFFRawDirectory.integerTag(317, of: tif, path: path), predictor != 1 {
+            throw .unsupported(path: path, what: "Predictor \(predictor) with \(Self.compressionName(compression)) compression "
+                               + "(libtiff applies a predictor only with LZW or Deflate, so the samples would be read as differences); "
+                               + "save the file without the predictor, or with LZW or Deflate")
+        }
 
         var samplesPerPixel16: UInt16 = 1
         _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_SAMPLESPERPIXEL), &samplesPerPixel16)
@@ -224,6 +233,9 @@ struct TIFFLayout: Sendable {
 
     /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.
     static let supportedCompressions: Set<UInt16> = [1, 5, 8, 32946, 32773]
+    /// The supported compressions whose codec applies the Predictor tag (TIFF 6.0 section 14;
+    /// Adobe's TIFF Technical Note 3 for Deflate and the floating-point predictor).
+    static let predictorCompressions: Set<UInt16> = [5, 8, 32946]
 
     /// Names of TIFF Compression values (TIFF 6.0 section 8 and the TIFF Technical Notes).
     static func compressionName(_ value: UInt16) -> String {
