@@ -112,6 +112,41 @@ struct TIFFExposureTests {
         Self.expectClose(decoded.exposure.exposureTimeSeconds, 1.0 / 250)
         Self.expectClose(decoded.exposure.fNumber, 8)
         #expect(decoded.exposure.isoSpeed == 800)
+        // The two directories disagree: said, value by value (the ISO is only in IFD0: no note).
+        let notes = decoded.exposure.notes
+        #expect(notes.count == 2, "\(notes)")
+        #expect(notes.contains { $0.contains("ExposureTime is 1/30 s") && $0.contains("1/250 s") && $0.contains("EXIF value is used") }, "\(notes)")
+        #expect(notes.contains { $0.contains("FNumber is f/4 in IFD0 and f/8") }, "\(notes)")
+    }
+
+    @Test("ISO 65535 with a RecommendedExposureIndex below 65535: the tags contradict each other, and the note says so")
+    func iso65535WithSmallerIndex() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("rei.tif")
+        let tif = try #require(TIFFOpen(path, "w"))
+        #expect(TIFFCreateEXIFDirectory(tif) == 0)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_EXPOSURETIME), 1.0 / 250) == 1)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_FNUMBER), 8) == 1)
+        var iso: UInt16 = 65535
+        #expect(cc_tiff_set_u16_array(tif, UInt32(EXIFTAG_ISOSPEEDRATINGS), 1, &iso) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX), 100) == 1)
+        var offset: UInt64 = 0
+        #expect(TIFFWriteCustomDirectory(tif, &offset) == 1)
+        #expect(TIFFCreateDirectory(tif) == 0)
+        #expect(cc_tiff_set_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), offset) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
+        var pixels: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
+        #expect(TIFFWriteDirectory(tif) == 1)
+        TIFFClose(tif)
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.exposure.isoSpeed == 65535)
+        #expect(decoded.exposure.notes.count == 1 && decoded.exposure.notes[0].contains("RecommendedExposureIndex is 100, below 65535"),
+                "\(decoded.exposure.notes)")
     }
 
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")

@@ -122,9 +122,20 @@ public enum TIFFReader {
                             + (reasons.isEmpty ? "" : ": \(reasons)"))
             return fields
         }
-        if let t = number(tags.time) { fields.exposureTimeSeconds = t }
-        if let n = number(tags.fNumber) { fields.fNumber = n }
-        if let iso = number(tags.iso) { fields.isoSpeed = iso }
+        // The EXIF directory's values win; where IFD0 holds another value too, the user hears of it
+        // (two tools disagreeing about the exposure is a fault the ratio would inherit silently).
+        let ifd0 = fields
+        func exif(_ tag: UInt32, _ name: String, _ first: Double?, format: (Double) -> String) -> Double? {
+            guard let value = number(tag) else { return nil }
+            if let first, abs(first - value) > 1e-3 * max(abs(first), abs(value)) {
+                fields.notes.append("\(name) is \(format(first)) in IFD0 and \(format(value)) in the EXIF directory: the EXIF value is used")
+            }
+            return value
+        }
+        func seconds(_ t: Double) -> String { t < 1 ? String(format: "1/%.4g s (%.6g s)", 1 / t, t) : String(format: "%.6g s", t) }
+        if let t = exif(tags.time, "ExposureTime", ifd0.exposureTimeSeconds, format: seconds) { fields.exposureTimeSeconds = t }
+        if let n = exif(tags.fNumber, "FNumber", ifd0.fNumber, format: { String(format: "f/%.4g", $0) }) { fields.fNumber = n }
+        if let iso = exif(tags.iso, "ISOSpeedRatings", ifd0.isoSpeed, format: { String(format: "%.6g", $0) }) { fields.isoSpeed = iso }
         // A tag stored with a type or value libtiff refuses reads as absent: its warning says why.
         let names = ["ExposureTime", "FNumber", "ISOSpeedRatings", "PhotographicSensitivity"]
         for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
@@ -133,8 +144,13 @@ public enum TIFFReader {
         // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
         // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which).
         if let iso = fields.isoSpeed, iso >= 65535 {
-            if let value = number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX)) ?? number(UInt32(EXIFTAG_ISOSPEED)), value >= 65535 {
+            let stated = [("RecommendedExposureIndex", number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX))),
+                          ("ISOSpeed", number(UInt32(EXIFTAG_ISOSPEED)))].compactMap { n, v in v.map { (n, $0) } }
+            if let value = stated.first(where: { $0.1 >= 65535 })?.1 {
                 fields.isoSpeed = value
+            } else if let (name, value) = stated.first {
+                fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", but \(name) is "
+                                    + String(format: "%g", value) + ", below 65535, so it cannot be that value (the tags contradict each other): ISO 65535 is assumed")
             } else {
                 fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
                                     + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
