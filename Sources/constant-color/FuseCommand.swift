@@ -102,15 +102,24 @@ struct FuseCommand: ParsableCommand {
         if let far = result.ambientRatio.edgeRatioBeyondRange {
             progress.say("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
-        switch result.report.rendering.exposureSource {
-        case .darkRoom: break
-        case .flashFrame where result.report.clippedFraction.either > 0.99:
-            let c = result.report.clippedFraction
-            progress.say("warning: \(String(format: "%.0f", 100 * c.either)) % of the pixels are clipped (at the black or white level) in a frame (flash \(String(format: "%.0f", 100 * c.flash)) %, ambient \(String(format: "%.0f", 100 * c.ambient)) %): is \(camera) for these files (bit depth, black level)? The output is the flash frame's rendering, with confidence 0")
-        case .flashFrame:
-            progress.say("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
-        case .none:
-            progress.say("warning: neither frame has a usable pixel above \(camera)'s black level \(Int(cameraProfile.blackLevel)): is this profile for these files (bit depth, black level)? The output is black")
+        // Most of a frame clipped (at the white level, or far below black) says more about the
+        // inputs than the rendering does: a profile for other files, or an overexposed frame.
+        let clipped = result.report.clippedFraction
+        if clipped.either > 0.5 {
+            let consequence = switch result.report.rendering.exposureSource {
+            case .darkRoom: "those pixels have confidence 0"
+            case .flashFrame: "the output is the flash frame's rendering, with confidence 0"
+            case .none: "the output is black"
+            }
+            progress.say("warning: \(String(format: "%.0f", 100 * clipped.either)) % of the pixels are clipped (at the black or white level) in a frame (flash \(String(format: "%.0f", 100 * clipped.flash)) %, ambient \(String(format: "%.0f", 100 * clipped.ambient)) %): is \(camera) for these files (bit depth, black and white level), or are they overexposed? \(consequence.prefix(1).uppercased() + consequence.dropFirst())")
+        } else {
+            switch result.report.rendering.exposureSource {
+            case .darkRoom: break
+            case .flashFrame:
+                progress.say("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
+            case .none:
+                progress.say("warning: neither frame has a usable pixel above \(camera)'s black level \(Int(cameraProfile.blackLevel)): is this profile for these files (bit depth, black level)? The output is black")
+            }
         }
         progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
 

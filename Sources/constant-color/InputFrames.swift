@@ -23,9 +23,17 @@ enum InputFrames {
         }
         if let icc = decoded.iccProfile {
             let profile = try ICCProfile(bytes: icc, source: path)
+            guard profile.isRGB else {
+                throw CLIError(file: path, problem: "carries an ICC profile for \(profile.colorSpaceSignature.trimmingCharacters(in: .whitespaces)) data ('\(profile.profileDescription ?? "no description")'), but its samples are RGB: the profile does not describe this file")
+            }
             if !profile.isLinear {
                 guard linearizeICC else {
                     throw CLIError(file: path, problem: "carries a non-linear ICC profile ('\(profile.profileDescription ?? "no description")'); input must be linear camera RGB (pass --linearize-icc to invert the profile's curves)")
+                }
+                // An ICC profile's curves run over 0…1: integer codes are scaled to it, floating-point
+                // samples must be in it already (data numbers in a float file are not encoded values).
+                if decoded.isFloatingPoint, let top = decoded.image.samples.max(), top > 1.001 {
+                    throw CLIError(file: path, problem: "holds floating-point samples up to \(top), but an ICC profile's curves take encoded values from 0 to 1: --linearize-icc cannot invert them on these samples (save the file as integers, or as linear data without the profile)")
                 }
                 let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)
                 try profile.linearize(&decoded.image, scale: scale)

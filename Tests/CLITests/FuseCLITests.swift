@@ -1,3 +1,4 @@
+import CLCMS2
 import ConstantColor
 import ConstantColorIO
 import Foundation
@@ -174,6 +175,62 @@ struct FuseCLITests {
         let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json")]))
         #expect(r.status != 2 && !r.stderr.contains("warning: no pixel"), "\(r.stderr)")
         #expect((try JSONValue.read(path: pair.file("report.json")).object ?? [:])["rendering"]?.object?["exposureSource"]?.string == "darkRoom")
+    }
+
+    @Test("a sample above the white level counts as white: a floating-point flash frame with a patch at 1e30 fuses exactly as with the patch at the white level; a mostly clipped frame is warned about")
+    func aboveWhiteIsWhite() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var results: [(out: [Float], confidence: [Float], registration: String)] = []
+        for value: Float in [65535, 1e30] {
+            var flash = PairFolder.frame(flash: true)
+            for y in 20..<36 { for x in 40..<56 { for c in 0..<3 { flash[x, y, c] = value } } }
+            try TIFFWriter.write(flash, to: pair.file("f.tif"), options: TIFFWriteOptions(sampleType: .float32, exposure: PairFolder.flashExposure))
+            let r = try CLI.run(["fuse", pair.file("f.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("o.tif"), "--confidence", pair.file("c.tif"),
+                                 "--report", pair.file("r.json")])
+            #expect(r.status != 2, "\(r.stderr)")
+            let registration = (try JSONValue.read(path: pair.file("r.json")).object ?? [:])["registration"]?.object ?? [:]
+            results.append((try TIFFReader.read(path: pair.file("o.tif")).image.samples,
+                            try TIFFReader.read(path: pair.file("c.tif")).image.samples,
+                            "\(registration["model"]?.string ?? "-") \(registration["residual"]?.double ?? .nan)"))
+        }
+        #expect(results[0].registration == results[1].registration, "\(results[0].registration) against \(results[1].registration)")
+        #expect(results[0].out == results[1].out)
+        #expect(results[0].confidence == results[1].confidence)
+        // Three fifths of the flash frame at the white level: a warning that names the profile.
+        var flash = PairFolder.frame(flash: true)
+        for y in 0..<(3 * PairFolder.height / 5) { for x in 0..<PairFolder.width { for c in 0..<3 { flash[x, y, c] = 65535 } } }
+        try TIFFWriter.write(flash, to: pair.file("f.tif"), options: TIFFWriteOptions(sampleType: .uint16, exposure: PairFolder.flashExposure))
+        let r = try CLI.run(["fuse", pair.file("f.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                             "--flash", pair.file("flash.json"), "-o", pair.file("o.tif")])
+        #expect(r.status != 2 && r.stderr.contains("% of the pixels are clipped (at the black or white level)") && r.stderr.contains("camera.json"), "\(r.stderr)")
+    }
+
+    @Test("an ICC profile for other data than RGB, and --linearize-icc on floating-point data numbers, are refused naming the file (not linearized into nonsense)")
+    func iccProfilesThatDoNotFit() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let lab = try #require(cmsCreateLab4Profile(nil))
+        var size: cmsUInt32Number = 0
+        #expect(cmsSaveProfileToMem(lab, nil, &size) != 0)
+        var labBytes = [UInt8](repeating: 0, count: Int(size))
+        #expect(cmsSaveProfileToMem(lab, &labBytes, &size) != 0)
+        cmsCloseProfile(lab)
+        let flash = PairFolder.frame(flash: true)
+        try TIFFWriter.write(flash, to: pair.file("lab.tif"),
+                             options: TIFFWriteOptions(sampleType: .uint16, iccProfile: labBytes, exposure: PairFolder.flashExposure))
+        for extra in [[], ["--linearize-icc"]] {
+            let r = try CLI.run(["fuse", pair.file("lab.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("o.tif")] + extra)
+            #expect(r.status == 2 && r.stderr.contains("lab.tif") && r.stderr.contains("ICC profile for Lab data"), "\(extra) \(r.stderr)")
+        }
+        let srgb = try ICCProfileFactory.rgbGamma(space: .sRGB, gamma: 2.2)
+        try TIFFWriter.write(flash, to: pair.file("float.tif"),
+                             options: TIFFWriteOptions(sampleType: .float32, iccProfile: srgb, exposure: PairFolder.flashExposure))
+        let r = try CLI.run(["fuse", pair.file("float.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                             "--flash", pair.file("flash.json"), "-o", pair.file("o.tif"), "--linearize-icc"])
+        #expect(r.status == 2 && r.stderr.contains("float.tif") && r.stderr.contains("floating-point samples up to"), "\(r.stderr)")
     }
 
     @Test("--output-scale renders brighter or darker, but the confidence (measured at the automatic exposure) does not change")

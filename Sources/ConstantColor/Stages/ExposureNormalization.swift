@@ -95,11 +95,15 @@ public enum ExposureNormalization {
     public static let floorRangeFraction: Double = 0.001
 
     /// Normalizes a decoded frame in data numbers (3 planes) with the camera's levels and noise.
+    /// Samples above the white level are taken at the white level first: a sensor reports nothing
+    /// beyond its saturation, so a floating-point file's 1e30 must weigh no more than its white in
+    /// the registration or the gap fill (a review's float frames with a patch at 3e38 registered to
+    /// the identity with an infinite residual).
     /// The samples are rewritten in place when the caller hands over the only reference to them
     /// (`consuming`; a shared buffer is copied first, as any mutation of a shared array is).
     public static func normalize(raw: consuming PlanarImage, exposure: ExposureSettings, camera: CameraProfile) -> LinearFrame {
         precondition(raw.channelCount == 3, "camera RGB has 3 channels")
-        let black = Float(camera.blackLevel)
+        let black = Float(camera.blackLevel), white = Float(camera.whiteLevel)
         let clipDN = Float(camera.blackLevel + clippingFraction * (camera.whiteLevel - camera.blackLevel))
         let readNoiseDN = camera.noise.coefficients(iso: exposure.isoSpeed).readVarianceDN2.squareRoot()
         let floorDN = Float(camera.blackLevel - max(floorReadNoiseDeviations * readNoiseDN + 1,
@@ -128,16 +132,18 @@ public enum ExposureNormalization {
                         // (A lane of a mask is all ones or zero: its low bit is the flag.)
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(clipped, to: SIMD8<Int32>.self) & 1)
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                        store((r - black) * inverseScale, i); store((g - black) * inverseScale, n + i)
-                        store((b - black) * inverseScale, 2 * n + i)
+                        let top = V(repeating: white)
+                        store((r.replacing(with: top, where: r .> top) - black) * inverseScale, i)
+                        store((g.replacing(with: top, where: g .> top) - black) * inverseScale, n + i)
+                        store((b.replacing(with: top, where: b .> top) - black) * inverseScale, 2 * n + i)
                         i += 8
                     }
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
                         clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN || r < floorDN || g < floorDN || b < floorDN) ? 1 : 0
-                        dst[i] = (r - black) * inverseScale
-                        dst[n + i] = (g - black) * inverseScale
-                        dst[2 * n + i] = (b - black) * inverseScale
+                        dst[i] = (min(r, white) - black) * inverseScale
+                        dst[n + i] = (min(g, white) - black) * inverseScale
+                        dst[2 * n + i] = (min(b, white) - black) * inverseScale
                         i += 1
                     }
                 }
