@@ -125,6 +125,10 @@ struct FuseCommand: ParsableCommand {
 
         let icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         let linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
+        // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
+        let linearDescription = options.linearSpace == .rgb
+            ? "constant-color --linear: linear \(ICCProfileFactory.description(space: options.primaries.space, gamma: 1.0)), the dark-room image lit by the flash alone"
+            : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB), the dark-room image lit by the flash alone"
         // The output files are independent: written at the same time, one thread each, into
         // temporary files that are renamed into place together once all are written (a failure in
         // any leaves every output as it was).
@@ -142,7 +146,7 @@ struct FuseCommand: ParsableCommand {
         if let linear, let linearImage = finished.linear {
             writes.append {
                 try TIFFWriter.write(linearImage, to: linear,
-                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC),
+                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC, imageDescription: linearDescription),
                                      protectedPaths: inputs, staging: staged)
             }
         }

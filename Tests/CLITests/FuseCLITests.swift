@@ -32,6 +32,12 @@ struct FuseCLITests {
         #expect(measurement.isFloatingPoint && measurement.image.channelCount == 1 && measurement.image.width == PairFolder.width)
         let linear = try TIFFReader.read(path: pair.file("linear.tif"))
         #expect(linear.isFloatingPoint && linear.image.channelCount == 3)
+        #expect(linear.imageDescription?.contains("linear Constant Color Display P3 D65 gamma 1.0") == true, "\(linear.imageDescription ?? "-")")
+        // XYZ planes, which no ICC profile or photometric interpretation of TIFF names: the description does.
+        let xyz = try CLI.run(pair.fuseArguments(["--linear", pair.file("xyz.tif"), "--linear-space", "xyz"]))
+        #expect(xyz.status == 0, "\(xyz.stderr)")
+        let xyzFile = try TIFFReader.read(path: pair.file("xyz.tif"))
+        #expect(xyzFile.iccProfile == nil && xyzFile.imageDescription?.contains("CIE 1931 XYZ (D65 white)") == true)
         #expect(try TIFFReader.read(path: pair.file("fallback.tif")).bitsPerSample == 16)
         let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
         for key in ["centerWeightedMeanConfidence", "threshold", "decision", "registration", "exposure",

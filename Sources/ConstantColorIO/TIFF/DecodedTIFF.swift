@@ -21,10 +21,13 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var orientation: Int
     /// Warnings libtiff reported while reading (for example unknown tags); the file was read.
     public var warnings: [String]
+    /// The ImageDescription tag (270), if any.
+    public var imageDescription: String?
 
     /// Creates a decoded file description.
     public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,
-                exposure: ExposureFields, iccProfile: [UInt8]?, orientation: Int, warnings: [String] = []) {
+                exposure: ExposureFields, iccProfile: [UInt8]?, orientation: Int, warnings: [String] = [],
+                imageDescription: String? = nil) {
         self.path = path
         self.image = image
         self.bitsPerSample = bitsPerSample
@@ -33,6 +36,7 @@ public struct DecodedTIFF: Sendable, Equatable {
         self.iccProfile = iccProfile
         self.orientation = orientation
         self.warnings = warnings
+        self.imageDescription = imageDescription
     }
 
     /// The largest value the file's sample type can hold: 255, 65535, or nil for float files.

@@ -37,6 +37,9 @@ public enum TIFFReader {
         }
         let layout = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
         let iccProfile = readICCProfile(handle)
+        var descriptionText: UnsafePointer<CChar>?
+        let imageDescription = cc_tiff_get_string(handle.tif, UInt32(TIFFTAG_IMAGEDESCRIPTION), &descriptionText) == 1
+            ? descriptionText.map { String(cString: $0) } : nil
 
         let count = layout.width * layout.height * layout.outputChannelCount
         // Float is a trivial type, so uninitialized elements are valid values; the decoder
@@ -68,7 +71,8 @@ public enum TIFFReader {
                                channelCount: layout.outputChannelCount, samples: samples),
             bitsPerSample: layout.sampleKind.byteCount * 8,
             isFloatingPoint: layout.sampleKind == .float32,
-            exposure: exposure, iccProfile: iccProfile, orientation: 1, warnings: warnings)
+            exposure: exposure, iccProfile: iccProfile, orientation: 1, warnings: warnings,
+            imageDescription: imageDescription)
     }
 
     /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or

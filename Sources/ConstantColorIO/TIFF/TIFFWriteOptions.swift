@@ -52,12 +52,15 @@ public struct TIFFWriteOptions: Sendable, Equatable {
     public var exposureInIFD0: Bool
     /// The Software tag (305).
     public var software: String?
+    /// The ImageDescription tag (270): what the samples are, where no ICC profile can say it (e.g.
+    /// CIE XYZ data, which TIFF's photometric interpretations cannot name).
+    public var imageDescription: String?
 
     /// Creates options; by default uncompressed, interleaved strips with no metadata.
     public init(sampleType: SampleType, compression: Compression = .none, usePredictor: Bool = true,
                 planar: Bool = false, tileSize: Int? = nil, rowsPerStrip: Int? = nil,
                 iccProfile: [UInt8]? = nil, exposure: ExposureSettings? = nil,
-                exposureInIFD0: Bool = false, software: String? = nil) {
+                exposureInIFD0: Bool = false, software: String? = nil, imageDescription: String? = nil) {
         self.sampleType = sampleType
         self.compression = compression
         self.usePredictor = usePredictor
@@ -68,5 +71,6 @@ public struct TIFFWriteOptions: Sendable, Equatable {
         self.exposure = exposure
         self.exposureInIFD0 = exposureInIFD0
         self.software = software
+        self.imageDescription = imageDescription
     }
 }

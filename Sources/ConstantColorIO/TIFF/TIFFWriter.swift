@@ -170,6 +170,9 @@ public enum TIFFWriter {
             let status = icc.withUnsafeBytes { cc_tiff_set_bytes(tif, UInt32(TIFFTAG_ICCPROFILE), UInt32($0.count), $0.baseAddress) }
             try require(status, "the ICC profile")
         }
+        if let description = options.imageDescription {
+            try require(cc_tiff_set_string(tif, UInt32(TIFFTAG_IMAGEDESCRIPTION), description), "ImageDescription")
+        }
         if let software = options.software {
             try require(cc_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), software), "Software")
         }
