@@ -96,16 +96,7 @@ struct TIFFExposureTests {
         #expect(cc_tiff_set_double(tif, 33437, 4) == 1)
         var iso: UInt16 = 800
         #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
-        #expect(cc_tiff_set_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), offset) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
-        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
-        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
-        var pixels: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
-        #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
-        #expect(TIFFWriteDirectory(tif) == 1)
-        TIFFClose(tif)
+        Self.finishTinyImage(tif, exifOffset: offset)
 
         let decoded = try TIFFReader.read(path: path)
         #expect(decoded.image.samples == [1, 2, 3, 4, 5, 6, 7, 8])
@@ -117,6 +108,21 @@ struct TIFFExposureTests {
         #expect(notes.count == 2, "\(notes)")
         #expect(notes.contains { $0.contains("ExposureTime is 1/30 s") && $0.contains("1/250 s") && $0.contains("EXIF value is used") }, "\(notes)")
         #expect(notes.contains { $0.contains("FNumber is f/4 in IFD0 and f/8") }, "\(notes)")
+    }
+
+    /// Points the current (IFD0) directory of `tif` at the EXIF directory written at `exifOffset`,
+    /// gives it a 4 × 2 8-bit grey image of the values 1…8, writes it and closes the file.
+    static func finishTinyImage(_ tif: OpaquePointer, exifOffset offset: UInt64) {
+        #expect(cc_tiff_set_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), offset) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
+        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
+        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
+        var pixels: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
+        #expect(TIFFWriteDirectory(tif) == 1)
+        TIFFClose(tif)
     }
 
     @Test("ISO 65535 with a RecommendedExposureIndex below 65535: the tags contradict each other, and the note says so")
@@ -133,16 +139,7 @@ struct TIFFExposureTests {
         var offset: UInt64 = 0
         #expect(TIFFWriteCustomDirectory(tif, &offset) == 1)
         #expect(TIFFCreateDirectory(tif) == 0)
-        #expect(cc_tiff_set_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), offset) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
-        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
-        #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
-        #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
-        var pixels: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
-        #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
-        #expect(TIFFWriteDirectory(tif) == 1)
-        TIFFClose(tif)
+        Self.finishTinyImage(tif, exifOffset: offset)
         let decoded = try TIFFReader.read(path: path)
         #expect(decoded.exposure.isoSpeed == 65535)
         #expect(decoded.exposure.notes.count == 1 && decoded.exposure.notes[0].contains("RecommendedExposureIndex is 100, below 65535"),
