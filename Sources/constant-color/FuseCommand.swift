@@ -99,6 +99,10 @@ struct FuseCommand: ParsableCommand {
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
             progress.say("warning: the ambient edges' residuals are \(String(format: "%.1f", scale))× what \(camera)'s noise model predicts: it understates these frames' noise (a calibration from raw frames used on demosaiced ones?) and the confidence map then claims too much; or most shadow edges lie on texture")
         }
+        let k = result.ambientRatio.channelScale
+        if k != SIMD3(1, 1, 1) {
+            progress.say("warning: ambient shadow edges vanish from the flash frame at different exposure ratios per channel (red ×\(String(format: "%.3f", k.x)), blue ×\(String(format: "%.3f", k.z)) of green's): the two frames' channels are not on one scale — developed with different white balance multipliers or colour matrices? Linear camera RGB from one development is required; the ambient channels were rescaled to the flash frame's, which is right only if the flash frame was developed as the calibration chart was")
+        }
         if let far = result.ambientRatio.edgeRatioBeyondRange {
             progress.say("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }

@@ -154,8 +154,8 @@ public enum FusionPipeline {
             ? AmbientRatioEstimate.estimate(flash: F, darkRoom: D, registration: registration,
                                            metadataUncertainty: Double(options.exposureRatioUncertainty))
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
-        if ratio.source == .illuminationEdges || !ratio.banding.isEmpty {
-            D.subtractAmbient(rowRatios: ratio.rowRatios, flash: F)
+        if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
+            D.subtractAmbient(rowRatios: ratio.rowRatios, channelScale: SIMD3<Float>(ratio.channelScale), flash: F)
         }
         timings.lap("ambientRatio")
 

@@ -146,11 +146,12 @@ public struct DarkRoomEstimate: Sendable {
         ambientNoise = an
     }
 
-    /// Subtracts `r(y)·A` instead of `A` (stage 4a, `AmbientRatioEstimate`): with `A = F − D`,
+    /// Subtracts `r(y)·k_c·A_c` instead of `A` (stage 4a, `AmbientRatioEstimate`; `channelScale` k
+    /// is 1 but for frames whose channels are on different scales): with `A = F − D`,
     /// `F − r·A = r·D + (1 − r)·F`, row by row, without resampling the ambient frame again. The
-    /// ambient noise model follows the scaled ambient at the rows' mean ratio r̄:
+    /// ambient noise model follows the scaled ambient at the rows' mean ratio r̄ (times the largest k):
     /// σ²(r̄·A) = r̄²·offset + r̄·slope·(r̄·A).
-    public mutating func subtractAmbient(rowRatios: [Float], flash: LinearFrame) {
+    public mutating func subtractAmbient(rowRatios: [Float], channelScale: SIMD3<Float> = SIMD3(1, 1, 1), flash: LinearFrame) {
         let w = difference.width, h = difference.height, n = w * h
         precondition(rowRatios.count == h && flash.image.pixelCount == n)
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
@@ -159,15 +160,15 @@ public struct DarkRoomEstimate: Sendable {
             let d = SharedMutableBuffer(dBuffer)
             forEachRowBand(rowCount: h) { rows in
                 for y in rows {
-                    let r = rowRatios[y], q = 1 - r
                     for c in 0..<3 {
+                        let r = rowRatios[y] * channelScale[c], q = 1 - r
                         let start = c * n + y * w
                         for i in start..<(start + w) { d[i] = r * d[i] + q * f.value[i] }
                     }
                 }
             }
         }}
-        let mean = rowRatios.reduce(0) { $0 + Double($1) } / Double(max(1, h))
+        let mean = rowRatios.reduce(0) { $0 + Double($1) } / Double(max(1, h)) * Double(channelScale.max())
         ambientNoise.varianceOffset *= Float(mean * mean)
         ambientNoise.varianceSlope *= Float(mean)
     }

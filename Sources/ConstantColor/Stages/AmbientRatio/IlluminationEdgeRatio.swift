@@ -29,8 +29,19 @@ enum IlluminationEdgeRatio {
     struct Result { var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double }
 
     /// What `measure` found: the ratio within `range` (nil: too few profiles), and, where the
-    /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`).
-    struct Measurement { var result: Result?, beyondRange: BeyondRange? }
+    /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`);
+    /// and the channels' relative scale on the illumination edges (`ChannelScale`; nil: too few).
+    struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil }
+
+    /// Across an edge of the ambient light every channel's g is r₀ — for raw-linear frames, whose
+    /// channels the two exposures scale alike. Frames a raw converter developed with other white
+    /// balance multipliers (auto white balance per image) or another colour matrix each do not: the
+    /// edges then vanish at `k_c·r₀` in channel c, and the channels' agreement test discards them as
+    /// reflectance edges. `factor` is `k` (green 1): per channel, Tukey's biweight of log(g_c/g_green)
+    /// over the profiles that read as illumination edges by their green g (far below Q, within
+    /// `range`) and that each channel's own g explains (`misfitLimit`), whatever the channels'
+    /// agreement; `relativeStandardError` its standard error (green 0).
+    struct ChannelScale: Equatable { var factor: SIMD3<Double>, relativeStandardError: SIMD3<Double>, sampleCount: Int }
 
     /// Where the profiles that read as illumination edges (the channels agree, the model explains
     /// the profile, and g is far below the profile's Q = F′/A, where a reflectance edge would sit),
@@ -104,6 +115,7 @@ enum IlluminationEdgeRatio {
         guard w >= 5, h >= 5 else { return Measurement(result: nil, beyondRange: nil) }
         var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int)] = []
         var beyond = candidates
+        var threeChannel: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)] = []
         var fPrime = banded.channels
         let fPrimeSum = banded.sum
         // Blur F′ by [a, 1 − 2a, a] per axis.
@@ -168,6 +180,7 @@ enum IlluminationEdgeRatio {
                 var chi = 0.0
                 for c in 0..<3 where ws[c] > 0 { chi += ws[c] * (gs[c] - g) * (gs[c] - g) }
                 let q = fPrimeSum[j] / p.ambient[j]
+                if used == 3 { threeChannel.append((gs, 1 / (ws.squareRoot()), q, misfit)) }
                 guard chi < (used == 3 ? 9.21 : 6.63) else { continue }
                 if range.contains(g) { candidates.append((g, sigma, q, misfit, used)) } else { beyond.append((g, sigma, q, misfit, used)) }
             }
@@ -180,9 +193,12 @@ enum IlluminationEdgeRatio {
         // 0.9–1.0 of the model's).
         // (The scale from the profiles within the range; from those beyond only where there are none.)
         var relative = (candidates.isEmpty ? beyond : candidates).map { Float($0.misfit / misfitMedian(channels: $0.channels)) }
+        // (Without a profile whose channels agree, the three-channel profiles' median sets the scale.)
+        if relative.isEmpty { relative = threeChannel.map { Float($0.misfit / misfitMedian(channels: 3)) } }
         guard !relative.isEmpty else { return Measurement(result: nil, beyondRange: nil) }
         let misfitScale = Double(relative.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) })
         let scale = max(1, misfitScale)
+        let channelScale = Self.channelScale(threeChannel.filter { $0.misfit < scale * misfitLimit(channels: 3) })
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
@@ -205,7 +221,32 @@ enum IlluminationEdgeRatio {
            min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
             beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
-        return Measurement(result: result, beyondRange: beyondRange)
+        return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale)
+    }
+
+    /// The largest relative standard error of any channel's g in a profile `channelScale` uses. A
+    /// weak bend's g is biased (the noise subtracted from ΣÃ² is a model's, and the profiles are
+    /// selected on a bend that noise helped): with every profile the hard fixtures' 50 lux
+    /// conditions, whose ambient light is weak in one channel, measured k 5–15 % from 1.
+    static let channelScaleProfileError = 0.05
+
+    /// `ChannelScale` from the profiles that each channel's own g explains.
+    static func channelScale(_ profiles: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)]) -> ChannelScale? {
+        let edges = profiles.filter {
+            $0.sigma.y < 0.2 * ($0.q - $0.g.y) && $0.g.y < 0.6 * $0.q && range.contains($0.g.y) && $0.g.x > 0 && $0.g.z > 0
+                && ($0.sigma / $0.g).max() < channelScaleProfileError
+        }
+        guard edges.count >= minimumSamples else { return nil }
+        var factor = SIMD3<Double>(1, 1, 1), error = SIMD3<Double>(0, 0, 0), count = edges.count
+        for c in [0, 2] {
+            let samples = edges.map { e -> (value: Double, sigma: Double) in
+                let rc = e.sigma[c] / e.g[c], rg = e.sigma.y / e.g.y
+                return (log(e.g[c] / e.g.y), (rc * rc + rg * rg).squareRoot())
+            }
+            guard let l = TukeyBiweight.location(samples, iterations: 10, tolerance: 1e-6), l.count >= minimumSamples else { return nil }
+            factor[c] = exp(l.centre); error[c] = l.standardError; count = min(count, l.count)
+        }
+        return ChannelScale(factor: factor, relativeStandardError: error, sampleCount: count)
     }
 
     /// The illumination cluster of `samples` (within `range`) and its robust mean.

@@ -171,6 +171,22 @@ struct ReducedFramePair {
         self.flash = f; ambient = a; flashVariance = vf; ambientVariance = va; valid = ok
     }
 
+    /// The pair with the ambient frame's channel c multiplied by `k[c]` (sums and variances
+    /// recomputed): the ambient frame as the flash frame's channel scales would have recorded it
+    /// (`IlluminationEdgeRatio.ChannelScale`).
+    func scalingAmbientChannels(_ k: SIMD3<Double>) -> ReducedFramePair {
+        var out = self
+        for c in 0..<3 {
+            out.ambientChannels[c] = ambientChannels[c].map { $0 * k[c] }
+            out.ambientChannelVariance[c] = ambientChannelVariance[c].map { $0 * k[c] * k[c] }
+        }
+        for j in ambient.indices {
+            out.ambient[j] = (0..<3).reduce(0) { $0 + out.ambientChannels[$1][j] }
+            out.ambientVariance[j] = (0..<3).reduce(0) { $0 + out.ambientChannelVariance[$1][j] }
+        }
+        return out
+    }
+
     /// `F′ = F − Δ(y)·A` per channel and summed over the channels: the flash frame with the
     /// flicker banding `Δ` removed, which leaves `D + r₀·A`.
     func bandingFree(_ banding: [RowBanding]) -> (channels: [[Double]], sum: [Double]) {
