@@ -202,6 +202,14 @@ struct CalibrateValidateCLITests {
         var low = chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
         low[low.firstIndex(of: "1024")!] = "0"
         try expectBadInput(low, in: dir, mentions: ["darkroom.tif", "black level 0", "too low"])
+        // Black already subtracted (a raw converter's output) but --black-level 1024 given: the
+        // darker patches have no signal left above it.
+        var subtracted = decoded.image
+        for i in subtracted.samples.indices { subtracted.samples[i] = max(0, subtracted.samples[i] - 1024) }
+        let zeroBlack = dir.appendingPathComponent("zero-black.tif").path
+        try TIFFWriter.write(subtracted, to: zeroBlack, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        try expectBadInput(chartArguments(zeroBlack, chart: Self.darkroomTruth, out: dir), in: dir,
+                           mentions: ["zero-black.tif", "no signal above the black level", "already subtracted"])
         // A missing file.
         let missing = dir.appendingPathComponent("missing.tif").path
         try expectBadInput(chartArguments(missing, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["missing.tif"])

@@ -114,6 +114,14 @@ public struct ChartCalibration: Sendable {
             clipped[i] = isClipped ? 1 : 0
         }
         let samples = try PatchSampling.sample(signal, chart: chart, clipped: clipped, file: file)
+        // Every patch reflects some flash light: a median at or below the black level in a channel
+        // says the black level is not these files' (already subtracted by a raw converter?).
+        for (i, sample) in samples.enumerated() {
+            for c in 0..<3 where sample.median[c] <= 0 {
+                throw ChartCalibrationError.noSignal(file: file, patch: chart.patches[i].name, channel: c,
+                                                     medianDN: sample.median[c], blackLevel: blackLevel)
+            }
+        }
         // Each square must hold one surface (`PatchUniformity`): the median would hide a mixture.
         for (i, p) in chart.patches.enumerated() {
             if let d = PatchUniformity.departure(signal: signal, square: PatchSquare(center: p.center, halfSize: p.halfSize),
@@ -275,6 +283,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     case noiseFit(file: String)
     /// A patch's square does not hold one uniform surface (`PatchUniformity`).
     case notUniform(file: String, patch: String, departure: PatchUniformity.Departure)
+    /// A patch's median is at or below the black level in a channel.
+    case noSignal(file: String, patch: String, channel: Int, medianDN: Double, blackLevel: Double)
 
     public var description: String {
         switch self {
@@ -283,7 +293,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         case .white(let f, let e): return "\(f): \(e)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
         case .notUniform(let f, let p, let d):
-            return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %% and %.0f noise standard errors", 100 * d.relative, d.standardErrors) + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
+            return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
+        case .noSignal(let f, let p, let c, let m, let b):
+            return "\(f): patch '\(p)' has no signal above the black level in \(["red", "green", "blue"][c]) (median " + String(format: "%.0f", m) + " DN after subtracting " + String(format: "%g", b) + "): the black level is not these files' (already subtracted by a raw converter?), or the patch is not lit by the flash"
         case .noiseFit(let f): return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
         }
     }
