@@ -106,6 +106,12 @@ struct FuseCommand: ParsableCommand {
         if let far = result.ambientRatio.edgeRatioBeyondRange {
             progress.say("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
+        // Pixels far below the black level are no measurement of any light: more than a few say
+        // the black level is not these files' (subtracted already by a raw converter?).
+        let below = max(result.report.clippedFraction.flashBelowBlack, result.report.clippedFraction.ambientBelowBlack)
+        if below > 0.01 && result.report.clippedFraction.either <= 0.5 {
+            progress.say("warning: \(String(format: "%.1f", 100 * below)) % of a frame's pixels lie far below \(camera)'s black level \(Int(cameraProfile.blackLevel)) (flash \(String(format: "%.1f", 100 * result.report.clippedFraction.flashBelowBlack)) %, ambient \(String(format: "%.1f", 100 * result.report.clippedFraction.ambientBelowBlack)) %): the black level is not these files' (already subtracted by a raw converter?); every level is then off, and those pixels have confidence 0")
+        }
         // Most of a frame clipped (at the white level, or far below black) says more about the
         // inputs than the rendering does: a profile for other files, or an overexposed frame.
         let clipped = result.report.clippedFraction

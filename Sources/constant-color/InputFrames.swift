@@ -21,6 +21,11 @@ enum InputFrames {
         if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
             Progress().say("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
+        // Floating-point samples are data numbers in the profile's units: a frame whose largest
+        // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).
+        if let whiteLevel, decoded.isFloatingPoint, let top = decoded.image.samples.max(), Double(top) * 100 < whiteLevel.level {
+            Progress().say("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
+        }
         if let icc = decoded.iccProfile {
             let profile = try ICCProfile(bytes: icc, source: path)
             guard profile.isRGB else {

@@ -284,6 +284,45 @@ struct FuseCLITests {
         #expect(difference < 2.0)
     }
 
+    @Test("levels that are not the files': black already subtracted, floating-point data scaled 0…1, an ambient ISO typed ten times too high — each said, none silently confident")
+    func levelsNotTheFiles() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        // Black subtracted by a converter (the profile says 256): dark pixels fall far below it.
+        for (name, flash) in [("f-sub.tif", true), ("a-sub.tif", false)] {
+            var frame = PairFolder.frame(flash: flash)
+            for i in frame.samples.indices { frame.samples[i] = max(0, frame.samples[i] - 256 - 40) }
+            try TIFFWriter.write(frame, to: pair.file(name), options: TIFFWriteOptions(
+                sampleType: .uint16, exposure: flash ? PairFolder.flashExposure : PairFolder.ambientExposure))
+        }
+        let sub = try CLI.run(["fuse", pair.file("f-sub.tif"), pair.file("a-sub.tif"), "--camera", pair.file("camera.json"),
+                               "--flash", pair.file("flash.json"), "-o", pair.file("o.tif")])
+        #expect(sub.status == 0 && sub.stderr.contains("lie far below") && sub.stderr.contains("already subtracted"), "\(sub.stderr)")
+        // Floating-point samples scaled to 0…1 with a 16-bit profile.
+        for (name, flash) in [("f-unit.tif", true), ("a-unit.tif", false)] {
+            var frame = PairFolder.frame(flash: flash)
+            for i in frame.samples.indices { frame.samples[i] /= 65535 }
+            try TIFFWriter.write(frame, to: pair.file(name), options: TIFFWriteOptions(
+                sampleType: .float32, exposure: flash ? PairFolder.flashExposure : PairFolder.ambientExposure))
+        }
+        let unit = try CLI.run(["fuse", pair.file("f-unit.tif"), pair.file("a-unit.tif"), "--camera", pair.file("camera.json"),
+                                "--flash", pair.file("flash.json"), "-o", pair.file("o.tif")])
+        #expect(unit.stderr.contains("f-unit.tif's largest floating-point sample") && unit.stderr.contains("under 1 %"), "\(unit.stderr)")
+        // The committed 200 lux pair with its ambient ISO typed as 1000: the shadow edges say EXIF
+        // is ten times off (beyond the former two-stop bound), the confidence falls.
+        let root = FlatFieldCLITests.root, scene = root + "/fixtures/colorchecker/200lux-4000K-on"
+        let ambient = try #require(try TIFFReader.read(path: scene + "/ambient.tif").exposure.settings)
+        let typo = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                "--report", pair.file("typo.json"),
+                                "--ambient-exposure", "\(ambient.exposureTimeSeconds),\(ambient.fNumber),\(ambient.isoSpeed * 10)"])
+        #expect(typo.status == 0 && typo.stderr.contains("beyond the ±40 %"), "\(typo.stderr)")
+        let report = try JSONValue.read(path: pair.file("typo.json")).object ?? [:]
+        let far = try #require(report["exposure"]?.object?["ambientRatio"]?.object?["edgeRatioBeyondRange"]?.double)
+        #expect(abs(far / 10 - 1) < 0.1, "\(far)")
+        #expect(report["decision"]?.string == "fallback")
+    }
+
     @Test("--output-scale renders brighter or darker, but the confidence (measured at the automatic exposure) does not change")
     func outputScaleLeavesConfidence() throws {
         let pair = try PairFolder()

@@ -172,6 +172,8 @@ public struct FusionReport: Sendable, Codable {
         public var ambient: Double
         /// Fraction of output pixels clipped in either (after registration).
         public var either: Double
+        /// Of `flash` and `ambient`, the fractions far below the black level (the rest is at the white level).
+        public var flashBelowBlack: Double, ambientBelowBlack: Double
     }
 
     /// Rendering parameters in the report.

@@ -57,10 +57,15 @@ public struct FrameNoise: Sendable, Equatable {
 public struct LinearFrame: Sendable {
     /// Normalized camera RGB, 3 planes.
     public var image: PlanarImage
-    /// 1 where any channel was at or near the white level or far below the black level
-    /// (`ExposureNormalization.floorReadNoiseDeviations`, `floorRangeFraction`), else 0; row-major,
-    /// one byte a pixel. (The report's `clippedFraction` counts both ends.)
+    /// Non-zero where any channel was at or near the white level (bit `clippedAtWhite`) or far
+    /// below the black level (bit `belowFloor`; `ExposureNormalization.floorReadNoiseDeviations`,
+    /// `floorRangeFraction`), else 0; row-major, one byte a pixel. (The report's `clippedFraction`
+    /// counts both ends.)
     public var clipped: [UInt8]
+    /// `clipped` bit of a pixel with a channel at or near the white level.
+    public static let clippedAtWhite: UInt8 = 1
+    /// `clipped` bit of a pixel with a channel far below the black level.
+    public static let belowFloor: UInt8 = 2
     /// The per-pixel noise model in normalized units.
     public var noise: FrameNoise
     /// The exposure the frame was taken with.
@@ -69,6 +74,12 @@ public struct LinearFrame: Sendable {
     public var clippedFraction: Double {
         guard !clipped.isEmpty else { return 0 }
         return Double(countBytes(clipped, withAnyBitOf: 0xFF)) / Double(clipped.count)
+    }
+    /// Fraction of pixels with a channel far below the black level (no measurement: the data's
+    /// black level is not the profile's, e.g. already subtracted by a raw converter).
+    public var belowFloorFraction: Double {
+        guard !clipped.isEmpty else { return 0 }
+        return Double(countBytes(clipped, withAnyBitOf: Self.belowFloor)) / Double(clipped.count)
     }
 
     /// Wraps already-normalized data.
@@ -127,10 +138,11 @@ public enum ExposureNormalization {
                     @inline(__always) func store(_ v: V, _ k: Int) { UnsafeMutableRawPointer(dst.base + k).storeBytes(of: v, as: V.self) }
                     while i + 8 <= end {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
-                        let clipped = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
-                            .| (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN)
-                        // (A lane of a mask is all ones or zero: its low bit is the flag.)
-                        let bytes = SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(clipped, to: SIMD8<Int32>.self) & 1)
+                        let high = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
+                        let low = (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN)
+                        // (A lane of a mask is all ones or zero: its low bits are the flags.)
+                        let bytes = SIMD8<UInt8>(truncatingIfNeeded: (unsafeBitCast(high, to: SIMD8<Int32>.self) & Int32(LinearFrame.clippedAtWhite))
+                                                 | (unsafeBitCast(low, to: SIMD8<Int32>.self) & Int32(LinearFrame.belowFloor)))
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
                         let top = V(repeating: white)
                         store((r.replacing(with: top, where: r .> top) - black) * inverseScale, i)
@@ -140,7 +152,8 @@ public enum ExposureNormalization {
                     }
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
-                        clip[i] = (r >= clipDN || g >= clipDN || b >= clipDN || r < floorDN || g < floorDN || b < floorDN) ? 1 : 0
+                        clip[i] = ((r >= clipDN || g >= clipDN || b >= clipDN) ? LinearFrame.clippedAtWhite : 0)
+                            | ((r < floorDN || g < floorDN || b < floorDN) ? LinearFrame.belowFloor : 0)
                         dst[i] = (min(r, white) - black) * inverseScale
                         dst[n + i] = (min(g, white) - black) * inverseScale
                         dst[2 * n + i] = (min(b, white) - black) * inverseScale

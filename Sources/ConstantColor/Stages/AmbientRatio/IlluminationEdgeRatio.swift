@@ -51,8 +51,11 @@ enum IlluminationEdgeRatio {
     /// `sampleCount` the profiles beyond the range.
     struct BeyondRange: Equatable { var ratio: Double, sampleCount: Int }
 
-    /// The r₀ that `BeyondRange` considers: EXIF off by at most two stops either way.
-    static let plausibleRatios = 0.25...4.0
+    /// The r₀ that `BeyondRange` considers: EXIF overstating the ambient light's share by at most
+    /// two stops (g near 0 is an edge the ambient frame has and the flash frame lacks: an object
+    /// that moved), understating it by up to ten stops (a review typed the ambient ISO as 1000 for
+    /// 100 and got constantColor 0.93 at 8.4 ΔE00 under the former two-stop bound).
+    static let plausibleRatios = 0.25...1024.0
 
     /// Fewest profiles in the final selection for a measurement.
     static let minimumSamples = 40
@@ -204,8 +207,8 @@ enum IlluminationEdgeRatio {
         let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
         // All explained profiles, within the range and beyond, that read as illumination edges by
         // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
-        // lie within two stops of EXIF (`plausibleRatios`: g near 0 is an edge of the ambient frame
-        // the flash frame does not have — an object that moved — not an exposure): their robust
+        // lie within `plausibleRatios` of EXIF (g near 0 is an edge of the ambient frame the flash
+        // frame does not have — an object that moved — not an exposure): their robust
         // location (not truncated at the range, so noise alone leaves it inside). When it lies
         // beyond the range by more than three standard errors, EXIF is off by more than the search
         // allows.
