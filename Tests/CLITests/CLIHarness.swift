@@ -22,10 +22,12 @@ enum CLI {
         return bundle.appendingPathComponent("constant-color")
     }
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs the executable with `arguments`, in `folder` when given (relative paths are then its).
+    static func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -323,6 +323,19 @@ struct FuseCLITests {
         #expect(report["decision"]?.string == "fallback")
     }
 
+    @Test("one-character file names in the working folder (Foundation's deletingLastPathComponent traps on them): outputs written, a missing input refused")
+    func oneCharacterNames() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try FileManager.default.copyItem(atPath: pair.file("flash.tif"), toPath: pair.file("f"))
+        try FileManager.default.copyItem(atPath: pair.file("ambient.tif"), toPath: pair.file("a"))
+        let r = try CLI.run(["fuse", "f", "a", "--camera", "camera.json", "--flash", "flash.json", "-o", "o", "--report", "r"], in: pair.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: pair.file("o")) && FileManager.default.fileExists(atPath: pair.file("r")))
+        let missing = try CLI.run(["fuse", "x", "a", "--camera", "c", "--flash", "flash.json", "-o", "p"], in: pair.path)
+        #expect(missing.status == 2 && missing.stderr.contains("error:") && !missing.stderr.contains("crashed"), "\(missing.stderr)")
+    }
+
     @Test("--output-scale renders brighter or darker, but the confidence (measured at the automatic exposure) does not change")
     func outputScaleLeavesConfidence() throws {
         let pair = try PairFolder()

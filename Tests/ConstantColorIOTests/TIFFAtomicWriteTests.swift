@@ -41,6 +41,18 @@ struct TIFFAtomicWriteTests {
         #expect(try TIFFReader.read(path: a).image == image)
     }
 
+    @Test("paths of one character and folder-less names: temporary names beside them, resolved against the working folder (no trap)")
+    func shortPaths() throws {
+        #expect(AtomicFile.temporaryPath(for: "a").hasPrefix(".a.tmp-"))
+        #expect(AtomicFile.temporaryPath(for: "/a").hasPrefix("/.a.tmp-"))
+        #expect(AtomicFile.temporaryPath(for: "d/a").hasPrefix("d/.a.tmp-"))
+        let cwd = FileManager.default.currentDirectoryPath
+        let resolved = AtomicFile.resolvedPath("a-file-that-is-not-here")
+        #expect(resolved.hasSuffix("/a-file-that-is-not-here") && resolved.hasPrefix("/"), "\(resolved) in \(cwd)")
+        #expect(!AtomicFile.isProtected("q", protectedPaths: ["z"]))
+        #expect(AtomicFile.isProtected("q", protectedPaths: ["./q"]))
+    }
+
     @Test("a failed write leaves no temporary file and keeps the old output")
     func failureLeavesNothing() throws {
         let folder = try TemporaryFolder()

@@ -68,7 +68,10 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     /// Reads and parses a JSON file.
     public static func read(path: String) throws -> JSONValue {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw JSONFileError.unreadable(file: path)
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            throw JSONFileError.unreadable(file: path, reason: !exists ? "no such file" : isFolder.boolValue ? "is a folder, not a file"
+                                           : "not readable (permissions?)")
         }
         return try parse(data, file: path)
     }
@@ -120,7 +123,7 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
 /// Problems reading a JSON file; every case names the file.
 public enum JSONFileError: Error, Equatable, CustomStringConvertible {
     /// The file cannot be read.
-    case unreadable(file: String)
+    case unreadable(file: String, reason: String)
     /// The file is not valid JSON.
     case malformed(file: String, detail: String)
     /// A required key is missing.
@@ -134,7 +137,7 @@ public enum JSONFileError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreadable(let f): return "\(f): cannot read file"
+        case .unreadable(let f, let why): return "\(f): cannot read file: \(why)"
         case .malformed(let f, let d): return "\(f): malformed JSON: \(d)"
         case .missingKey(let f, let k): return "\(f): missing required key '\(k)'"
         case .invalidValue(let f, let k, let e): return "\(f): key '\(k)' must be \(e)"

@@ -190,7 +190,7 @@ public enum AtomicFile {
 
     /// A new temporary name in the same folder as `path`: `.<name>.tmp-<pid>-<random>`.
     public static func temporaryPath(for path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = parentFolder(of: path) ?? ""
         let name = (path as NSString).lastPathComponent
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let temporaryName = ".\(name).tmp-\(getpid())-\(random)"
@@ -260,9 +260,19 @@ public enum AtomicFile {
         return String(cString: resolved)
     }
 
-    private static func folderPath(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+    private static func folderPath(of path: String) -> String { parentFolder(of: path) ?? "." }
+
+    /// The folder part of `path` (trailing slashes ignored; "/" for a file at the root), or nil when
+    /// it names no folder. Written out because swift-corelibs-foundation's
+    /// `NSString.deletingLastPathComponent` traps on one-character strings (`-o a` crashed with SIGILL).
+    static func parentFolder(of path: String) -> String? {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return nil }
+        if slash == p.startIndex { return "/" }
+        var folder = p[..<slash]
+        while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
+        return String(folder)
     }
 }
 
