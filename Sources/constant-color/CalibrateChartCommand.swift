@@ -150,13 +150,16 @@ struct CalibrateChart: ParsableCommand {
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
         flashProfile.colorimetricUncertainty = calibration.colorimetricUncertainty
         let inputs = [capture, chart] + [ambient, camera, dark].compactMap { $0 }
+        // The worst-fitting patches, named: a swapped or misplaced patch stands out.
+        let worst = calibration.deltaE2000.indices.sorted { calibration.deltaE2000[$0] > calibration.deltaE2000[$1] }.prefix(3)
+            .map { String(format: "'%@' %.1f", description.patches[$0].name, calibration.deltaE2000[$0]) }.joined(separator: ", ")
         guard calibration.meanDeltaE2000 <= maxFitError else {
-            throw CheckFailed(message: String(format: "%@: the matrix fits the chart to a mean CIEDE2000 of %.1f (max %.1f), beyond --max-fit-error %g: check the patch positions and orientation in %@; no profile written",
-                                              capture, calibration.meanDeltaE2000, calibration.maxDeltaE2000, maxFitError, chart))
+            throw CheckFailed(message: String(format: "%@: the matrix fits the chart to a mean CIEDE2000 of %.1f (max %.1f; worst %@), beyond --max-fit-error %g: check the patch positions and orientation in %@; no profile written",
+                                              capture, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst, maxFitError, chart))
         }
         try AtomicFile.writeJSON([(cameraProfile.json, cameraOut), (flashProfile.json, flashOut)], protectedPaths: inputs)
-        progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",
-                            description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000,
+        progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (worst %@; least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",
+                            description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
         if !calibration.structuredPatches.isEmpty {

@@ -54,6 +54,7 @@ struct CalibrateValidateCLITests {
         try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: wrong))
         let r = try CLI.run(chartArguments(Self.darkroom, chart: wrong, out: dir))
         #expect(r.status == 1 && r.stderr.contains("--max-fit-error") && r.stderr.contains("no profile written"), "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("worst '"), "the worst patches are named: \(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cam.json").path))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("flash.json").path))
     }
