@@ -155,6 +155,19 @@ import Testing
         #expect(json?["outputCount"]?.double == 1 && json?["ambientPhotoOnlyCount"]?.double == 1)
     }
 
+    /// Ambient photos that do not vary across the conditions leave nothing to reduce: the variance
+    /// reduction is undefined (NaN, null in JSON), not a huge negative percentage.
+    @Test func varianceReductionUndefinedWithoutAmbientVariation() throws {
+        let a = try Self.score("A", Self.condition(shift: Self.shiftA, ambientShift: Self.ambA, scale: 1, confidence: [0.9, 0.8, 0.7, 0.6]),
+                               labelled: true)
+        let b = try Self.score("B", Self.condition(shift: Self.shiftB, ambientShift: Self.ambA, scale: 1, confidence: [0.9, 0.8, 0.7, 0.6]),
+                               labelled: true)
+        let set = SetScore([a, b])
+        #expect(set.varianceReduction.isNaN, "\(set.varianceReduction)")
+        if case .null? = set.json.object?["varianceReduction"] {} else { Issue.record("varianceReduction should be null") }
+        #expect(set.meanRepeatability.isFinite)
+    }
+
     /// A patch covered in every condition has no repeatability (left out of the mean, null in JSON).
     @Test func patchOccludedEverywhereHasNoRepeatability() throws {
         let a = try Self.score("A", Self.condition(shift: Self.shiftA, ambientShift: Self.ambA, scale: 1, confidence: [0.9, 0.8, 0.7, 0.6],

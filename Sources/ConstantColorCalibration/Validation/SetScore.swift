@@ -13,8 +13,12 @@ public struct SetScore: Sendable {
     /// 90th percentile of `repeatabilityPerPatch` (linear interpolation between order statistics).
     public var p90Repeatability: Double
     /// 1 − var(constant color) / var(ambient photo): var is a patch's L*a*b* variance across the
-    /// conditions (sum over L*, a*, b* of the mean squared deviation), averaged over patches.
+    /// conditions (sum over L*, a*, b* of the mean squared deviation), averaged over patches. NaN
+    /// where the ambient photos' variance is under `leastAmbientVariance` a patch.
     public var varianceReduction: Double
+    /// The ambient photos' per-patch L*a*b* variance under which the variance reduction is
+    /// undefined (0.25: an RMS spread of half a unit).
+    public static let leastAmbientVariance = 0.25
     /// Mean over conditions of each condition's mean CIEDE2000.
     public var meanAccuracy: Double
     /// Max CIEDE2000 over all patches and conditions.
@@ -83,7 +87,11 @@ public struct SetScore: Sendable {
         meanRepeatability = finiteRepeatability.reduce(0, +) / Double(finiteRepeatability.count)
         p90Repeatability = Self.percentile(finiteRepeatability, 0.9)
         patchesWithoutRepeatability = repeatability.indices.filter { !repeatability[$0].isFinite }.map { conditions[0].patchNames[$0] }
-        varianceReduction = varianceAmbient > 0 ? 1 - varianceCC / varianceAmbient : 0
+        // Undefined where the ambient photos do not vary across the conditions (RMS spread under
+        // half a CIELAB unit a patch: nothing to reduce): NaN, not −4.5·10⁹ % (a review's set of one
+        // ambient frame under two white balances).
+        let patchesCounted = Double(max(1, patchCount))
+        varianceReduction = varianceAmbient / patchesCounted > Self.leastAmbientVariance ? 1 - varianceCC / varianceAmbient : .nan
         if conditions.count < 2 {
             // Spread across conditions is undefined for one condition (not 0, which would pass).
             repeatabilityPerPatch = repeatability.map { _ in .nan }
