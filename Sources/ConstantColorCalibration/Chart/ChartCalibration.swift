@@ -18,8 +18,8 @@ import Foundation
 ///    and read noise, referred to ISO 100. With a `DarkFrame` the read variance is the dark frame's
 ///    (referred to the capture's ISO) and only the slope (1 / gain) is fitted: a flash-lit chart's
 ///    darkest patch is too bright for its intercept to pin the read noise down. Squares whose
-///    variance or block variance stands out (an ambient shadow's penumbra, a highlight) are left out
-///    (`PhotonTransfer.fitLeavingOutStructure`, `structuredPatches`).
+///    4 × 4-block variance stands out relative to their pixel variance (an ambient shadow's
+///    penumbra, a highlight) are left out (`PhotonTransfer.fitLeavingOutStructure`, `structuredPatches`).
 public struct ChartCalibration: Sendable {
     /// The flash's camera-RGB white (capture scale, black-subtracted DN of a perfect white).
     public let flashWhiteCameraRGB: SIMD3<Double>

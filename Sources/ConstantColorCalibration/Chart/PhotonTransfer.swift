@@ -243,7 +243,7 @@ public enum PhotonTransfer {
     /// intercept, over the points whose square holds no structure (`structured`; a patch with a
     /// structured channel leaves out all three); those left out are the fit's `excludedPoints`. On the committed dark-room capture none is; on a flash frame shot
     /// with an ambient shadow across the chart (`--ambient`) the squares its penumbra crosses are,
-    /// which took the gain from 0.25 to 0.19 and the area factor from 1 to 7.
+    /// which had taken the gain from 0.25 to 0.16–0.23 and the area factor from 1 to 2.3–22.
     public static func fitLeavingOutStructure(_ points: [Point], knownReadVarianceDN2: Double? = nil,
                                               readVarianceStandardErrorDN2: Double = 0) -> Fit? {
         // Structure is the square's, not one channel's: a patch with a structured channel goes whole.
