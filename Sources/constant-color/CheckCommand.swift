@@ -24,7 +24,7 @@ struct CheckCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Threshold in [0, 1]; default: the report's threshold.")
     var threshold: Double?
 
-    @Option(help: "Region of interest x,y,w,h in pixels (needs --confidence).")
+    @Option(parsing: .unconditional, help: "Region of interest x,y,w,h in pixels (needs --confidence).")
     var roi: String?
 
     @Option(help: "A confidence map written by `fuse --confidence` or `fuse --measurement-confidence`.")
@@ -50,7 +50,7 @@ struct CheckCommand: ParsableCommand {
             let parts = roi.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
                   x >= 0, y >= 0, w > 0, h > 0 else {
-                throw ValidationError("--roi '\(roi)' is not x,y,w,h with w, h > 0")
+                throw ValidationError("--roi '\(roi)' is not x,y,w,h with x, y >= 0 and w, h > 0")
             }
             let map = try TIFFReader.read(path: confidence)
             guard map.image.channelCount == 1, map.isFloatingPoint else {

@@ -70,6 +70,9 @@ struct FuseCLITests {
         #expect(badMap.status == 2 && badMap.stderr.contains("outside [0, 1]"), "\(badMap.stderr)")
         let roi = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("conf.tif"), "--threshold", "0"])
         #expect(roi.status == 0, "\(roi.stderr)")
+        // A negative corner is a value, refused as a region (it was taken for an option: "Missing value").
+        let negative = try CLI.run(["check", pair.file("report.json"), "--roi", "-5,10,20,20", "--confidence", pair.file("conf.tif")])
+        #expect(negative.status == 2 && negative.stderr.contains("--roi '-5,10,20,20' is not x,y,w,h with x, y >= 0"), "\(negative.stderr)")
     }
 
     /// Runs a command that must fail with exit 2, one line on stderr mentioning `mention`, and no output.
