@@ -23,7 +23,9 @@ enum InputFrames {
         }
         // Floating-point samples are data numbers in the profile's units: a frame whose largest
         // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).
-        if let whiteLevel, decoded.isFloatingPoint, let top = decoded.image.samples.max(), Double(top) * 100 < whiteLevel.level {
+        // (One pass for the largest sample, used here and by the ICC check below.)
+        let largestFloat = decoded.isFloatingPoint ? decoded.image.samples.max() : nil
+        if let whiteLevel, let top = largestFloat, Double(top) * 100 < whiteLevel.level {
             Progress().say("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
         }
         if let icc = decoded.iccProfile {
@@ -37,7 +39,7 @@ enum InputFrames {
                 }
                 // An ICC profile's curves run over 0…1: integer codes are scaled to it, floating-point
                 // samples must be in it already (data numbers in a float file are not encoded values).
-                if decoded.isFloatingPoint, let top = decoded.image.samples.max(), top > 1.001 {
+                if let top = largestFloat, top > 1.001 {
                     throw CLIError(file: path, problem: "holds floating-point samples up to \(top), but an ICC profile's curves take encoded values from 0 to 1: --linearize-icc cannot invert them on these samples (save the file as integers, or as linear data without the profile)")
                 }
                 let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)

@@ -136,6 +136,7 @@ public enum ExposureNormalization {
                     typealias V = SIMD8<Float>
                     @inline(__always) func load(_ k: Int) -> V { UnsafeRawPointer(dst.base + k).loadUnaligned(as: V.self) }
                     @inline(__always) func store(_ v: V, _ k: Int) { UnsafeMutableRawPointer(dst.base + k).storeBytes(of: v, as: V.self) }
+                    let top = V(repeating: white)
                     while i + 8 <= end {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
                         let high = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
@@ -144,7 +145,6 @@ public enum ExposureNormalization {
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: (unsafeBitCast(high, to: SIMD8<Int32>.self) & Int32(LinearFrame.clippedAtWhite))
                                                  | (unsafeBitCast(low, to: SIMD8<Int32>.self) & Int32(LinearFrame.belowFloor)))
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                        let top = V(repeating: white)
                         store((r.replacing(with: top, where: r .> top) - black) * inverseScale, i)
                         store((g.replacing(with: top, where: g .> top) - black) * inverseScale, n + i)
                         store((b.replacing(with: top, where: b .> top) - black) * inverseScale, 2 * n + i)

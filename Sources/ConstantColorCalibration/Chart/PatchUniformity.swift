@@ -68,9 +68,7 @@ public enum PatchUniformity {
                     }
                 }
                 guard differences.count >= 12 else { return nil }
-                let middle = PatchSampling.median(&differences)
-                var deviations = differences.map { abs($0 - middle) }
-                return 1.4826 * PatchSampling.median(&deviations) / 2.0.squareRoot()
+                return RobustScale.medianAndSigma(differences).sigma / 2.0.squareRoot()
             }
             guard let sigma = [robustSigma(dx: lag, dy: 0), robustSigma(dx: 0, dy: lag)].compactMap({ $0 }).min() else { continue }
             // Sub-square means, their centres and pixel counts: the square cut at a third and two
@@ -91,7 +89,7 @@ public enum PatchUniformity {
                 }
             }
             guard means.count >= 6 else { continue }
-            let plane = FlatFieldCalibration.leastSquaresPlane(means, at: positions)
+            let plane = LinearLeastSquares.plane(means, at: positions)
             let level = abs(means.reduce(0, +) / Double(means.count))
             var d: Departure?
             for k in means.indices {

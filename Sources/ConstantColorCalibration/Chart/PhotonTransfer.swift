@@ -230,10 +230,8 @@ public enum PhotonTransfer {
             guard centre.isFinite else { continue }
             var excess: [Int: Double] = [:]
             for (i, r) in ratio { excess[i] = (log(r) - centre) / (2 / Double(points[i].blockVariance!.differenceCount)).squareRoot() }
-            var e = Array(excess.values)
-            let middle = PatchSampling.median(&e)
-            var deviations = e.map { abs($0 - middle) }
-            let scale = max(1, 1.4826 * PatchSampling.median(&deviations))
+            let (middle, robustSigma) = RobustScale.medianAndSigma(Array(excess.values))
+            let scale = max(1, robustSigma)
             for (i, z) in excess where z > middle + outlierLimit * scale { excluded.insert(i) }
         }
         return excluded

@@ -116,13 +116,11 @@ public struct FlatFieldCalibration: Sendable {
                     // The fall-off across a cell is shading, not scatter (a coarse grid's cells span
                     // more of it than the 5 % allowed): the check and the robust trim use the
                     // deviations from the cell's least-squares plane.
-                    let plane = Self.leastSquaresPlane(values, at: positions)
+                    let plane = LinearLeastSquares.plane(values, at: positions)
                     deviations.removeAll(keepingCapacity: true)
                     for k in values.indices { deviations.append(values[k] - plane(positions[k])) }
-                    scratch = deviations
-                    let median = PatchSampling.median(&scratch)
-                    for k in scratch.indices { scratch[k] = abs(deviations[k] - median) }
-                    let sigma = max(1.4826 * PatchSampling.median(&scratch), 1e-9)
+                    let (median, robustSigma) = RobustScale.medianAndSigma(deviations, scratch: &scratch)
+                    let sigma = max(robustSigma, 1e-9)
                     // Uniformity: a card's pixels scatter by their noise (and the gentle shading) only.
                     let level = values.reduce(0, +) / Double(values.count)
                     let noiseSigma = (coefficients.readVarianceDN2 + coefficients.shotDNPerDN * max(level, 0)).squareRoot()
@@ -192,24 +190,6 @@ public struct FlatFieldCalibration: Sendable {
         self.clippedFraction = clippedFraction
         maxRelativeWhiteStandardError = seMax
         maxLogLevelResidual = residualMax
-    }
-
-    /// The least-squares plane `a + b·(x − x̄) + c·(y − ȳ)` through `values` at `positions`, as a
-    /// function of the position (the mean where the positions do not span a plane).
-    static func leastSquaresPlane(_ values: [Double], at positions: [SIMD2<Double>]) -> (SIMD2<Double>) -> Double {
-        let count = Double(values.count)
-        guard count > 0 else { return { _ in 0 } }
-        let centre = positions.reduce(SIMD2<Double>(), +) / count
-        let mean = values.reduce(0, +) / count
-        var sxx = 0.0, sxy = 0.0, syy = 0.0, sxv = 0.0, syv = 0.0
-        for (p, v) in zip(positions, values) {
-            let d = p - centre, e = v - mean
-            sxx += d.x * d.x; sxy += d.x * d.y; syy += d.y * d.y; sxv += d.x * e; syv += d.y * e
-        }
-        let det = sxx * syy - sxy * sxy
-        guard det > 1e-9 * max(1, sxx * syy) else { return { _ in mean } }
-        let b = (syy * sxv - sxy * syv) / det, c = (sxx * syv - sxy * sxv) / det
-        return { p in mean + b * (p.x - centre.x) + c * (p.y - centre.y) }
     }
 }
 

@@ -40,4 +40,22 @@ enum LinearLeastSquares {
         }
         return x
     }
+
+    /// The least-squares plane `a + b·(x − x̄) + c·(y − ȳ)` through `values` at `positions`, as a
+    /// function of the position (the mean where the positions do not span a plane).
+    static func plane(_ values: [Double], at positions: [SIMD2<Double>]) -> (SIMD2<Double>) -> Double {
+        let count = Double(values.count)
+        guard count > 0 else { return { _ in 0 } }
+        let centre = positions.reduce(SIMD2<Double>(), +) / count
+        let mean = values.reduce(0, +) / count
+        var sxx = 0.0, sxy = 0.0, syy = 0.0, sxv = 0.0, syv = 0.0
+        for (p, v) in zip(positions, values) {
+            let d = p - centre, e = v - mean
+            sxx += d.x * d.x; sxy += d.x * d.y; syy += d.y * d.y; sxv += d.x * e; syv += d.y * e
+        }
+        let det = sxx * syy - sxy * sxy
+        guard det > 1e-9 * max(1, sxx * syy) else { return { _ in mean } }
+        let b = (syy * sxv - sxy * syv) / det, c = (sxx * syv - sxy * sxv) / det
+        return { p in mean + b * (p.x - centre.x) + c * (p.y - centre.y) }
+    }
 }

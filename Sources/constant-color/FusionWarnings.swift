@@ -1,0 +1,57 @@
+import ConstantColor
+
+/// Warnings about a fused pair whose result is computed but may be wrong or unmeasured: printed by
+/// `fuse` after the pipeline (what it measured says the inputs are not what the profiles describe).
+enum FusionWarnings {
+    /// Registration residual above which the frames may not show the same scene alike: 0.15–0.42
+    /// on the fixtures' pairs (lighting differs between the frames, most at 10 lux), 0.53–0.71 on an
+    /// ambient frame rotated by 180°.
+    static let mismatchedFramesResidual = 0.5
+
+    /// One line per problem, in the order a user can act on them: the noise model, the frames'
+    /// channel scales, their exposure tags, their levels, what was measured, the registration.
+    static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double) -> [String] {
+        var lines: [String] = []
+        let clipped = result.report.clippedFraction
+        if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
+            lines.append("warning: the ambient edges' residuals are \(String(format: "%.1f", scale))× what \(cameraPath)'s noise model predicts: it understates these frames' noise (a calibration from raw frames used on demosaiced ones?) and the confidence map then claims too much; or most shadow edges lie on texture")
+        }
+        let k = result.ambientRatio.channelScale
+        if k != SIMD3(1, 1, 1) {
+            lines.append("warning: ambient shadow edges vanish from the flash frame at different exposure ratios per channel (red ×\(String(format: "%.3f", k.x)), blue ×\(String(format: "%.3f", k.z)) of green's): the two frames' channels are not on one scale — developed with different white balance multipliers or colour matrices? Linear camera RGB from one development is required; the ambient channels were rescaled to the flash frame's, which is right only if the flash frame was developed as the calibration chart was")
+        }
+        if let far = result.ambientRatio.edgeRatioBeyondRange {
+            lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
+        }
+        // Pixels far below the black level are no measurement of any light: more than a few say
+        // the black level is not these files' (subtracted already by a raw converter?).
+        let below = max(clipped.flashBelowBlack, clipped.ambientBelowBlack)
+        if below > 0.01 && clipped.either <= 0.5 {
+            lines.append("warning: \(String(format: "%.1f", 100 * below)) % of a frame's pixels lie far below \(cameraPath)'s black level \(Int(blackLevel)) (flash \(String(format: "%.1f", 100 * clipped.flashBelowBlack)) %, ambient \(String(format: "%.1f", 100 * clipped.ambientBelowBlack)) %): the black level is not these files' (already subtracted by a raw converter?); every level is then off, and those pixels have confidence 0")
+        }
+        // Most of a frame clipped (at the white level, or far below black) says more about the
+        // inputs than the rendering does: a profile for other files, or an overexposed frame.
+        if clipped.either > 0.5 {
+            let consequence = switch result.report.rendering.exposureSource {
+            case .darkRoom: "those pixels have confidence 0"
+            case .flashFrame: "the output is the flash frame's rendering, with confidence 0"
+            case .none: "the output is black"
+            }
+            lines.append("warning: \(String(format: "%.0f", 100 * clipped.either)) % of the pixels are clipped (at the black or white level) in a frame (flash \(String(format: "%.0f", 100 * clipped.flash)) %, ambient \(String(format: "%.0f", 100 * clipped.ambient)) %): is \(cameraPath) for these files (bit depth, black and white level), or are they overexposed? \(consequence.prefix(1).uppercased() + consequence.dropFirst())")
+        } else {
+            switch result.report.rendering.exposureSource {
+            case .darkRoom: break
+            case .flashFrame:
+                lines.append("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
+            case .none:
+                lines.append("warning: neither frame has a usable pixel above \(cameraPath)'s black level \(Int(blackLevel)): is this profile for these files (bit depth, black level)? The output is black")
+            }
+        }
+        // The share of the flash frame's feature energy the registered ambient frame leaves unexplained.
+        let residual = result.report.registration.residual
+        if residual > mismatchedFramesResidual {
+            lines.append("warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? The confidence counts the mismatch only where it leaves edges")
+        }
+        return lines
+    }
+}
