@@ -22,7 +22,7 @@ import ConstantColor
 ///
 /// No square of the committed captures, of demosaiced (bilinear, Malvar) dark-room and 800 lux
 /// captures or of the black-box reviews' captures is flagged; the committed dark-room capture with
-/// its description moved by 8, 12, 16 or 20 px is refused (largest departures 12–38 %).
+/// its description moved by 8, 12, 16 or 20 px is refused (largest departures 14–38 %).
 public enum PatchUniformity {
     /// Departures must exceed this many standard errors of a sub-square's mean.
     public static let noiseLimit = 6.0
