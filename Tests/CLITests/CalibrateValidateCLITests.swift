@@ -268,6 +268,26 @@ struct CalibrateValidateCLITests {
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),
                 "\(incomplete.stderr)")
+        // Names in the wrong case are a misnamed condition, said as such (not "missing" alone, and
+        // a folder of only upper-case names is not skipped as no condition).
+        try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on"))
+        let upper = set.appendingPathComponent("10lux-3000K-on")
+        for n in ["flash.tif", "ambient.tif"] {
+            try FileManager.default.moveItem(at: upper.appendingPathComponent(n), to: upper.appendingPathComponent(n.uppercased()))
+        }
+        let misnamed = try CLI.run(["validate", set.path] + profiles)
+        #expect(misnamed.status == 2 && misnamed.stderr.contains("missing flash.tif (found FLASH.TIF")
+                && misnamed.stderr.contains("case-sensitive"), "\(misnamed.stderr)")
+        for n in ["flash.tif", "ambient.tif"] {
+            try FileManager.default.moveItem(at: upper.appendingPathComponent(n.uppercased()), to: upper.appendingPathComponent(n))
+        }
+        // A truth.json without its chart: the message names the key that holds the patches.
+        other = try JSONValue.read(path: truthPath).object!
+        other["chart"] = nil
+        try JSONValue.object(other).encodedData(file: "test").write(to: URL(fileURLWithPath: truthPath))
+        let chartless = try CLI.run(["validate", set.path] + profiles)
+        #expect(chartless.status == 2 && chartless.stderr.contains("truth.json") && chartless.stderr.contains("'chart'"),
+                "\(chartless.stderr)")
     }
 
     /// Independent scoring of one condition: fuse, per-channel median over the patch square (pixel

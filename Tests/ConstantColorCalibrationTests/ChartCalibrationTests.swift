@@ -200,7 +200,7 @@ struct ChartCalibrationTests {
         #expect(abs(bare.patches[0].labD65.y) < 0.01 && abs(bare.patches[0].labD65.z) < 0.01 && abs(bare.patches[0].labD65.x - 50) < 0.01)
         let wrapped = try ChartDescription(json: .object(["chart": .object(["patches": .array([patch])])]), file: "t.json")
         #expect(wrapped.patches == [ChartPatch(name: "grey", center: SIMD2(10, 10), halfSize: 4, labD65: SIMD3(50, 0, 0))])
-        #expect(throws: JSONFileError.missingKey(file: "t.json", key: "patches")) { try ChartDescription(json: .object(["illuminant": .string("D65")]), file: "t.json") }
+        #expect(throws: JSONFileError.missingKey(file: "t.json", key: "patches' (a chart description) or 'chart")) { try ChartDescription(json: .object(["illuminant": .string("D65")]), file: "t.json") }
         #expect(throws: JSONFileError.invalidValue(file: "c.json", key: "illuminant", expected: "\"D65\" or \"D50\"")) {
             try ChartDescription(json: .object(["illuminant": .string("A"), "patches": .array([patch])]), file: "c.json")
         }

@@ -54,7 +54,11 @@ public struct ChartDescription: Sendable, Equatable {
         guard illuminant == "D65" || illuminant == "D50" else {
             throw JSONFileError.invalidValue(file: file, key: root.prefix + "illuminant", expected: "\"D65\" or \"D50\"")
         }
-        guard let list = root.members["patches"] else { throw JSONFileError.missingKey(file: file, key: root.prefix + "patches") }
+        guard let list = root.members["patches"] else {
+            // Neither a chart file nor an object holding one (a truth.json without its chart).
+            throw root.prefix.isEmpty ? JSONFileError.missingKey(file: file, key: "patches' (a chart description) or 'chart")
+                                      : JSONFileError.missingKey(file: file, key: root.prefix + "patches")
+        }
         guard let items = list.array, !items.isEmpty else {
             throw JSONFileError.invalidValue(file: file, key: root.prefix + "patches", expected: "a non-empty array of patches")
         }

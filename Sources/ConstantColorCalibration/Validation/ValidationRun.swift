@@ -54,13 +54,22 @@ public enum ValidationRun {
         var folders: [String] = []
         for folder in names.sorted().map({ (directory as NSString).appendingPathComponent($0) }) {
             let present = required.filter { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+            // Near misses of the names (`FLASH.TIF`, `flash.tiff`): the names are case-sensitive, and
+            // such a folder is a condition misnamed, not something else to skip.
+            let entries = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
+            func nearMiss(_ name: String) -> String? {
+                entries.first { $0 != name && ($0.lowercased() == name || $0.lowercased() == name + "f") }
+            }
             // A folder without either frame (a dark-room folder: darkroom.tif and its truth.json) is
             // not a condition; one with a frame and not all three files is a condition that lost a
             // file, and skipping it would change the set's figures silently.
             if present.count == required.count {
                 folders.append(folder)
-            } else if present.contains("flash.tif") || present.contains("ambient.tif") {
-                throw Failure.incompleteCondition(folder: folder, missing: required.filter { !present.contains($0) })
+            } else if present.contains("flash.tif") || present.contains("ambient.tif")
+                        || nearMiss("flash.tif") != nil || nearMiss("ambient.tif") != nil {
+                throw Failure.incompleteCondition(folder: folder, missing: required.filter { !present.contains($0) }.map { name in
+                    nearMiss(name).map { "\(name) (found \($0): the names are case-sensitive, .tif)" } ?? name
+                })
             }
         }
         guard !folders.isEmpty else { throw Failure.noConditions(directory: directory) }
