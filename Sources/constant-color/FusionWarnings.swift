@@ -23,6 +23,12 @@ enum FusionWarnings {
         if let far = result.ambientRatio.edgeRatioBeyondRange {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
+        if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
+            let consequence = result.ambientRatio.source == .metadata
+                ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"
+                : "the shadow edges measured the exposure ratio, which stands; a frame denoised by its converter also does this, and the confidence then misjudges its noise"
+            lines.append("warning: the ambient frame's pixel noise is \(String(format: "%.3g", noise.relativeScale))× what its ISO tag predicts relative to the flash frame's: the frames' ISO tags are not both the captures' (one typed wrong, or taken from another capture?); \(consequence)")
+        }
         // Pixels far below the black level are no measurement of any light: more than a few say
         // the black level is not these files' (subtracted already by a raw converter?).
         let below = max(clipped.flashBelowBlack, clipped.ambientBelowBlack)

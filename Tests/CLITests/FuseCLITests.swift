@@ -332,6 +332,26 @@ struct FuseCLITests {
         let far = try #require(report["exposure"]?.object?["ambientRatio"]?.object?["edgeRatioBeyondRange"]?.double)
         #expect(abs(far / 10 - 1) < 0.1, "\(far)")
         #expect(report["decision"]?.string == "fallback")
+        // Typed 100 times too high, the ambient frame's modelled noise hides every edge (it was
+        // constantColor 0.91 with the ambient light left in); its own noise is far below what that
+        // ISO predicts (NoiseConsistency), so EXIF's ratio is counted as uncertain.
+        let typo100 = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                   "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                   "--report", pair.file("typo100.json"),
+                                   "--ambient-exposure", "\(ambient.exposureTimeSeconds),\(ambient.fNumber),\(ambient.isoSpeed * 100)"])
+        #expect(typo100.status == 0 && typo100.stderr.contains("pixel noise is") && typo100.stderr.contains("ISO tag"), "\(typo100.stderr)")
+        let report100 = try JSONValue.read(path: pair.file("typo100.json")).object ?? [:]
+        let ratio100 = try #require(report100["exposure"]?.object?["ambientRatio"]?.object)
+        #expect(try #require(ratio100["ambientNoiseRelativeToFlash"]?.double) < 0.02)
+        #expect(try #require(ratio100["relativeUncertainty"]?.double) > 50)
+        #expect(report100["decision"]?.string == "fallback")
+        // With the right tags: the frames' noise agrees with the models, no warning.
+        let right = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                 "--report", pair.file("right.json")])
+        let rightRatio = try #require(try JSONValue.read(path: pair.file("right.json")).object?["exposure"]?.object?["ambientRatio"]?.object)
+        #expect(right.status == 0 && !right.stderr.contains("pixel noise is"), "\(right.stderr)")
+        #expect(abs(try #require(rightRatio["ambientNoiseRelativeToFlash"]?.double) - 1) < 0.15)
     }
 
     @Test("one-character file names in the working folder (Foundation's deletingLastPathComponent traps on them): outputs written, a missing input refused")

@@ -141,6 +141,11 @@ public enum FusionPipeline {
         var A = ExposureNormalization.normalize(raw: ambient.image.take(), exposure: ambientExposure, camera: camera)
         timings.lap("normalize")
 
+        // The frames' noise against their models, relative to each other: an ISO tag that is not
+        // the capture's (stage 4a counts it where the edges cannot measure the ratio).
+        let noiseConsistency = NoiseConsistency.measure(flash: F, ambient: A)
+        timings.lap("noiseConsistency")
+
         // 3. Registration.
         let registration = Registration.register(flash: F, ambient: A, options: options.registration)
         timings.lap("register")
@@ -150,10 +155,11 @@ public enum FusionPipeline {
         timings.lap("darkRoom")
 
         // 4a. The ambient exposure the flash frame really holds, per row (EXIF error, flicker).
-        let ratio = options.estimateAmbientRatio
+        var ratio = options.estimateAmbientRatio
             ? AmbientRatioEstimate.estimate(flash: F, darkRoom: D, registration: registration,
                                            metadataUncertainty: Double(options.exposureRatioUncertainty))
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
+        ratio = ratio.counting(noiseConsistency)
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
             D.subtractAmbient(rowRatios: ratio.rowRatios, channelScale: SIMD3<Float>(ratio.channelScale), flash: F)
         }

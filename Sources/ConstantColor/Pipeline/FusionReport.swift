@@ -150,6 +150,10 @@ public struct FusionReport: Sendable, Codable {
         /// channels are on different scales: `AmbientRatioEstimate.channelScale`), and the one the
         /// edges measured, applied or not (absent: too few edges).
         public var channelScale: [Double], measuredChannelScale: [Double]?
+        /// The ambient frame's pixel noise over its model, relative to the flash frame's
+        /// (`NoiseConsistency.relativeScale`: about 1 when both ISO tags describe the frames; absent:
+        /// not measured).
+        public var ambientNoiseRelativeToFlash: Double?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -161,6 +165,7 @@ public struct FusionReport: Sendable, Codable {
             edgeRatioBeyondRange = r.edgeRatioBeyondRange; edgeSampleCountBeyondRange = r.edgeSampleCountBeyondRange
             channelScale = [r.channelScale.x, r.channelScale.y, r.channelScale.z]
             measuredChannelScale = r.measuredChannelScale.map { [$0.x, $0.y, $0.z] }
+            ambientNoiseRelativeToFlash = r.noiseConsistency?.relativeScale
         }
     }
 

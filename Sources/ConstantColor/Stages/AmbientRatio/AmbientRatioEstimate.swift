@@ -91,6 +91,25 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// The channel scale the edges measured, applied or not (nil: too few edges).
     public var measuredChannelScale: SIMD3<Double>? = nil
 
+    /// The frames' pixel noise against their noise models, ambient relative to flash
+    /// (`NoiseConsistency`; nil: not measured).
+    public var noiseConsistency: NoiseConsistency? = nil
+
+    /// This estimate with the frames' noise consistency recorded and, where it says the ISO tags are
+    /// not the captures' (`NoiseConsistency.disagrees`) and no illumination edge measured the ratio
+    /// (`source` is `metadata`), EXIF's ratio counted as uncertain by that factor:
+    /// `relativeUncertainty` at least `ratioErrorFactor − 1`, so that the confidence falls wherever
+    /// the ambient light matters. Where the edges measured it, the measurement stands (the noise
+    /// then says something else is off, e.g. a frame denoised by its converter; `fuse` warns).
+    public func counting(_ noise: NoiseConsistency?) -> AmbientRatioEstimate {
+        var counted = self
+        counted.noiseConsistency = noise
+        if let noise, noise.disagrees, source == .metadata {
+            counted.relativeUncertainty = max(relativeUncertainty, noise.ratioErrorFactor - 1)
+        }
+        return counted
+    }
+
     /// Mean of `r(y)` over the rows.
     public var meanRatio: Double {
         rowRatios.isEmpty ? baseRatio : rowRatios.reduce(0) { $0 + Double($1) } / Double(rowRatios.count)
