@@ -82,6 +82,19 @@ struct ValidateCommand: ParsableCommand {
         let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         // The outputs checked before the (long) run, so that it cannot end in an unwritable report.
         for out in [json, html].compactMap({ $0 }) { try AtomicFile.checkDestination(out, protectedPaths: inputs) }
+        // The truth files read first: one chart for the set, and each asked-for check measurable.
+        let truth = try ValidationRun.preflight(folders: folders)
+        if accuracyMaxLux != nil, let k = truth.ambientLux.firstIndex(where: { $0 == nil }) {
+            throw CLIError(file: (folders[k] as NSString).appendingPathComponent("truth.json"),
+                           problem: "has no condition.ambientLux, which --accuracy-max-lux selects the conditions by")
+        }
+        if truth.labelledCount == 0, let flag = maxConfidentWrong != nil ? "--max-confident-wrong"
+            : maxAccurateLowConfidence != nil ? "--max-accurate-low-confidence" : nil {
+            throw CLIError(file: directory, problem: "\(flag) cannot be checked: no condition's truth.json has label maps (the per-pixel truth 'labels' and 'materials' that synth --truth-maps writes)")
+        }
+        if maxRatioError != nil && truth.trueRatioCount == 0 {
+            throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's truth.json has the true exposure ratio (exposure.trueAmbientToFlashRatio)")
+        }
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {
             let start = Date()
@@ -127,9 +140,11 @@ struct ValidateCommand: ParsableCommand {
                                                      tolerance: String(format: "<= %g", t), passed: v.map { $0 <= t } ?? false))
         }
         if let t = maxRatioError {
-            let v = set.ratioErrorMax
-            checks.append(ValidationHTMLReport.Check(metric: "ambient-to-flash ratio estimate, max relative error", value: v ?? .nan,
-                                                     tolerance: String(format: "<= %g", t), passed: v.map { $0 <= t } ?? false))
+            guard let v = set.ratioErrorMax else {
+                throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's report has an estimated exposure ratio")
+            }
+            checks.append(ValidationHTMLReport.Check(metric: "ambient-to-flash ratio estimate, max relative error", value: v,
+                                                     tolerance: String(format: "<= %g", t), passed: v <= t))
         }
 
         func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
@@ -156,7 +171,7 @@ struct ValidateCommand: ParsableCommand {
         if scores.contains(where: { $0.honesty != nil || $0.exposureRatio?.estimated != nil || $0.exposureRatio?.effective != nil }) {
             print("confidence honesty (ΔE00 chroma per pixel) and ambient-to-flash exposure ratio:")
             print(pad("condition", 28, left: true) + pad("conf>=0.8", 10) + pad(">3 ΔE", 9) + pad("<=1.5 ΔE", 9) + pad("conf<0.5", 10)
-                  + pad("EXIF", 9) + pad("estimate", 9) + pad("true", 9) + pad("EXIF err", 10) + pad("est err", 10))
+                  + pad("EXIF", 9) + pad("estimate", 9) + pad("true eff", 9) + pad("EXIF err", 10) + pad("est err", 10))
             for s in scores {
                 let h = s.honesty, r = s.exposureRatio
                 print(pad(s.name, 28, left: true) + pad(h.map { String($0.confidentPixelCount) } ?? "-", 10)
@@ -165,6 +180,7 @@ struct ValidateCommand: ParsableCommand {
                       + pad(ratio(r?.effective ?? r?.trueRatio), 9) + pad(pct(r?.relativeError(r?.nominal)), 10)
                       + pad(pct(r?.relativeError(r?.estimated)), 10))
             }
+            print("(true eff: the ambient exposure the flash frame's rows received on average relative to the ambient frame's, truth.json exposure.effectiveAmbientToFlashRatio — the true ratio times the flicker's mean row gain — else exposure.trueAmbientToFlashRatio; both errors are against it)")
             if let h = set.honesty {
                 print(String(format: "honesty over %d condition(s), %d labelled pixels: %@ of %d confident pixels are > 3 ΔE00 chroma off (issue 7: <= 1 %%); %@ of %d pixels within 1.5 have confidence < 0.5 (issue 7: <= 10 %%)",
                              set.honestyConditionCount, h.labelledPixelCount, pct(h.confidentWrongFraction), h.confidentPixelCount,

@@ -288,6 +288,42 @@ struct CalibrateValidateCLITests {
         let chartless = try CLI.run(["validate", set.path] + profiles)
         #expect(chartless.status == 2 && chartless.stderr.contains("truth.json") && chartless.stderr.contains("'chart'"),
                 "\(chartless.stderr)")
+        try original.write(to: URL(fileURLWithPath: truthPath))
+        // Conditions whose charts differ are refused before the run: the set's figures compare each
+        // patch across conditions by position (a shorter list crashed validate after fusing every
+        // condition; a reversed one compared different patches: repeatability 16.9 instead of 0.09).
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on",
+                                         toPath: set.appendingPathComponent("200lux-4000K-on").path)
+        let secondPath = set.appendingPathComponent("200lux-4000K-on/truth.json").path
+        let secondOriginal = try JSONValue.read(path: secondPath).object!
+        var secondChart = secondOriginal["chart"]!.object!
+        let secondPatches = secondChart["patches"]!.array!
+        func writeSecond(_ change: (inout [String: JSONValue]) -> Void) throws {
+            var second = secondOriginal
+            change(&second)
+            try JSONValue.object(second).encodedData(file: "test").write(to: URL(fileURLWithPath: secondPath))
+        }
+        let changes: [([JSONValue], String)] = [(Array(secondPatches.reversed()), "patch 1 is"), (Array(secondPatches.prefix(20)), "20 patches against 24")]
+        for (list, detail) in changes {
+            secondChart["patches"] = JSONValue.array(list)
+            try writeSecond { $0["chart"] = .object(secondChart) }
+            let mismatch = try CLI.run(["validate", set.path] + profiles)
+            #expect(mismatch.status == 2 && mismatch.stderr.contains("200lux-4000K-on/truth.json: its chart is not")
+                    && mismatch.stderr.contains(detail) && !mismatch.stderr.contains("[1/"), "\(mismatch.stderr)")
+        }
+        // --accuracy-max-lux with a condition that does not say its lux (it was silently left out),
+        // and a negative lux.
+        try writeSecond { $0["condition"] = .object([:]) }
+        let noLux = try CLI.run(["validate", set.path, "--accuracy-max-lux", "300"] + profiles)
+        #expect(noLux.status == 2 && noLux.stderr.contains("has no condition.ambientLux") && !noLux.stderr.contains("[1/"), "\(noLux.stderr)")
+        try writeSecond { $0["condition"] = .object(["ambientLux": .number(-5)]) }
+        let negativeLux = try CLI.run(["validate", set.path] + profiles)
+        #expect(negativeLux.status == 2 && negativeLux.stderr.contains("condition.ambientLux' must be a number >= 0"), "\(negativeLux.stderr)")
+        try writeSecond { _ in }
+        // A check the set cannot measure is a usage error, not a failed check (it printed "nan", exit 1).
+        let unmeasurable = try CLI.run(["validate", set.path, "--max-confident-wrong", "0.01"] + profiles)
+        #expect(unmeasurable.status == 2 && unmeasurable.stderr.contains("--max-confident-wrong cannot be checked")
+                && !unmeasurable.stderr.contains("[1/"), "\(unmeasurable.stderr)")
     }
 
     /// Independent scoring of one condition: fuse, per-channel median over the patch square (pixel

@@ -90,6 +90,17 @@ import ConstantColor
         #expect(abs(ohno.duv - duv) < 1e-4 && abs(ohno.cctKelvin - cct) < 1)
     }
 
+    /// Tinted CIE daylight (`daylight:K:DUV`): every Duv failed to converge while the daylight
+    /// coefficients were rounded (a staircase in the temperature; a review found the documented
+    /// form unusable). The source reaches the requested CCT and Duv, and Duv 0.0032 at 6504 K is
+    /// D65's own point.
+    @Test(arguments: [(6500.0, 0.0), (6500, 0.003), (5000, 0.01), (5000, -0.003), (10000, -0.01)])
+    func tintedDaylight(cct: Double, duv: Double) throws {
+        let light = try LightSpectrum(parsing: "daylight:\(cct):\(duv)").distribution(in: lib)
+        let p = lib.locus.cctAndDuv(of: light)
+        #expect(abs(p.duv - duv) < 1e-4 && abs(p.cctKelvin - cct) < 1, "\(p)")
+    }
+
     /// Light descriptions outside what the models describe are refused when parsed, naming what was
     /// expected; a spectrum with no photopic power (all zeros, all of it outside the visible range, or
     /// negative) cannot be scaled to lux and says so instead of trapping.

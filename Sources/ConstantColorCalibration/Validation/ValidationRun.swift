@@ -22,6 +22,11 @@ public enum ValidationRun {
         case patchWithoutMaterial(file: String, patch: String)
         /// truth.json's `size` is not the frames' size: it describes another capture.
         case truthSizeMismatch(file: String, truth: [Int], frames: [Int])
+        /// A condition's chart is not the first condition's (other patches, another order, other
+        /// reference values): the set's figures compare each patch across conditions.
+        case chartMismatch(file: String, firstFile: String, detail: String)
+        /// truth.json's `condition.ambientLux` is not a number ≥ 0.
+        case invalidLux(file: String)
 
         public var description: String {
             switch self {
@@ -36,6 +41,9 @@ public enum ValidationRun {
                 return "\(f): chart patch '\(p)' has no materials[] entry of the same name, so its label in the label maps is unknown"
             case .truthSizeMismatch(let f, let truth, let frames):
                 return "\(f): size \(truth[0])x\(truth[1]) is not the frames' \(frames[0])x\(frames[1]): the truth of another capture"
+            case .chartMismatch(let f, let first, let detail):
+                return "\(f): its chart is not \(first)'s (\(detail)); a set's conditions must describe one chart, its patches in the same order, since repeatability and variance reduction compare each patch across them"
+            case .invalidLux(let f): return "\(f): key 'condition.ambientLux' must be a number >= 0 (the ambient illuminance in lux)"
             }
         }
     }
@@ -74,6 +82,62 @@ public enum ValidationRun {
         }
         guard !folders.isEmpty else { throw Failure.noConditions(directory: directory) }
         return folders
+    }
+
+    /// What a set's truth files hold, read before any condition is fused (`preflight`).
+    public struct SetTruth: Sendable {
+        /// Per condition folder: `condition.ambientLux` (nil: absent).
+        public var ambientLux: [Double?]
+        /// Conditions whose truth has label maps (`labels`, `honesty`): the confidence honesty is measured on them.
+        public var labelledCount: Int
+        /// Conditions whose truth has the true exposure ratio.
+        public var trueRatioCount: Int
+    }
+
+    /// Reads every condition's truth.json before the run: each must describe the first one's chart
+    /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
+    /// `Failure.chartMismatch`: the set's figures compare each patch across the conditions, by
+    /// position), and `condition.ambientLux`, where present, must be a number ≥ 0.
+    public static func preflight(folders: [String]) throws -> SetTruth {
+        var first: (file: String, chart: ChartDescription)? = nil
+        var truth = SetTruth(ambientLux: [], labelledCount: 0, trueRatioCount: 0)
+        for folder in folders {
+            let file = (folder as NSString).appendingPathComponent("truth.json")
+            let json = try JSONValue.read(path: file)
+            let chart = try ChartDescription(json: json, file: file)
+            if let f = first {
+                let names = chart.patches.map(\.name), firstNames = f.chart.patches.map(\.name)
+                if names.count != firstNames.count {
+                    throw Failure.chartMismatch(file: file, firstFile: f.file, detail: "\(names.count) patches against \(firstNames.count)")
+                }
+                if let k = names.indices.first(where: { names[$0] != firstNames[$0] }) {
+                    throw Failure.chartMismatch(file: file, firstFile: f.file,
+                                                detail: "patch \(k + 1) is '\(names[k])' there, '\(firstNames[k])' in the first")
+                }
+                if let k = chart.patches.indices.first(where: {
+                    let d = chart.patches[$0].labD65 - f.chart.patches[$0].labD65
+                    return (d * d).sum().squareRoot() > 0.01
+                }) {
+                    throw Failure.chartMismatch(file: file, firstFile: f.file, detail: "patch '\(names[k])' has other reference L*a*b*")
+                }
+            } else {
+                first = (file, chart)
+            }
+            let condition = json.object?["condition"]?.object
+            if let value = condition?["ambientLux"], value != .null {
+                guard let lux = value.double, lux >= 0, lux.isFinite else { throw Failure.invalidLux(file: file) }
+                truth.ambientLux.append(lux)
+            } else {
+                truth.ambientLux.append(nil)
+            }
+            if json.object?["labels"] != nil { truth.labelledCount += 1 }
+            let exposure = json.object?["exposure"]?.object
+            if exposure?["trueAmbientToFlashRatio"]?.double != nil || exposure?["ratioFlashToAmbient"]?.double != nil
+                || exposure?["effectiveAmbientToFlashRatio"]?.double != nil {
+                truth.trueRatioCount += 1
+            }
+        }
+        return truth
     }
 
     /// Fuses one condition folder (XYZ linear output) and scores its chart (from `truth.json`'s

@@ -109,7 +109,7 @@ public struct PlanckianLocus: Sendable {
                                daylightBasis: DaylightBasis? = nil) throws(LightSourceError) -> SpectralDistribution {
         let gel = SpectralDistribution(name: "gel") { nm in exp(-0.5 * pow((nm - 530) / 40, 2)) }
         func make(_ t0: Double, _ a: Double) throws(LightSourceError) -> SpectralDistribution {
-            let base = try daylightBasis.map { b throws(LightSourceError) in try LightSourceModel.daylight(cctKelvin: t0, basis: b) }
+            let base = try daylightBasis.map { b throws(LightSourceError) in try LightSourceModel.daylight(cctKelvin: t0, basis: b, roundedCoefficients: false) }
                 ?? LightSourceModel.planckian(temperatureKelvin: t0)
             var v = base.values
             for i in v.indices { v[i] *= exp(a * gel.values[i]) }

@@ -31,12 +31,16 @@ public enum LightSourceModel {
 
     /// CIE daylight S(λ) = S₀ + M₁S₁ + M₂S₂ at a CCT of 4000–25000 K (CIE 015:2004 eq. 3.5), with
     /// M₁ and M₂ rounded to three decimals as CIE 015:2004 §3.1 prescribes to reproduce its tables.
-    /// D65 is this at 6500 × 1.4388 / 1.4380 ≈ 6504 K.
-    public static func daylight(cctKelvin t: Double, basis: DaylightBasis) throws(LightSourceError) -> SpectralDistribution {
+    /// D65 is this at 6500 × 1.4388 / 1.4380 ≈ 6504 K. `roundedCoefficients: false` keeps them
+    /// unrounded, so that the spectrum changes smoothly with `t` (the rounding makes it a staircase,
+    /// on which a tint's Newton solve, `PlanckianLocus.offLocusSource`, found no slope).
+    public static func daylight(cctKelvin t: Double, basis: DaylightBasis,
+                                roundedCoefficients: Bool = true) throws(LightSourceError) -> SpectralDistribution {
         let (x, y) = try daylightChromaticity(cctKelvin: t)
         let m = 0.0241 + 0.2562 * x - 0.7341 * y
-        let m1 = ((-1.3515 - 1.7703 * x + 5.9114 * y) / m * 1000).rounded() / 1000
-        let m2 = ((0.0300 - 31.4424 * x + 30.0717 * y) / m * 1000).rounded() / 1000
+        func rounded(_ v: Double) -> Double { roundedCoefficients ? (v * 1000).rounded() / 1000 : v }
+        let m1 = rounded((-1.3515 - 1.7703 * x + 5.9114 * y) / m)
+        let m2 = rounded((0.0300 - 31.4424 * x + 30.0717 * y) / m)
         var v = basis.s0.values
         for i in v.indices { v[i] += m1 * basis.s1.values[i] + m2 * basis.s2.values[i] }
         return SpectralDistribution(workingGridValues: v, name: "CIE daylight \(formatKelvin(t))")

@@ -75,16 +75,23 @@ public struct NoiseConsistency: Sendable, Equatable {
                     segments: for s in 0..<segmentsPerRow {
                         let first = start + 1 + s * segmentLength
                         for i in (first - 1)...(first + segmentLength) where flags[i] != 0 { continue segments }
-                        var observed = 0.0, predicted = 0.0
+                        // (Σ over the segment of v_{i−1} + v_{i+1} is the sum of v over it, less its
+                        // last, plus the ones on either side: each variance is evaluated once.)
+                        var observed: Float = 0, predicted: Float = 0
                         for c in 0..<3 {
                             let p = x.baseAddress! + c * n
+                            var centre: Float = 0
                             for i in first..<(first + segmentLength) {
                                 let e = p[i] - 0.5 * (p[i - 1] + p[i + 1])
-                                observed += Double(e * e)
-                                predicted += Double(noise.variance(p[i]) + 0.25 * (noise.variance(p[i - 1]) + noise.variance(p[i + 1])))
+                                observed += e * e
+                                centre += noise.variance(p[i])
                             }
+                            let last = first + segmentLength - 1
+                            let neighbours = 2 * centre - noise.variance(p[first]) - noise.variance(p[last])
+                                + noise.variance(p[first - 1]) + noise.variance(p[last + 1])
+                            predicted += centre + 0.25 * neighbours
                         }
-                        if predicted > 0 && observed.isFinite { target[r * segmentsPerRow + s] = observed / predicted }
+                        if predicted > 0 && observed.isFinite { target[r * segmentsPerRow + s] = Double(observed / predicted) }
                     }
                 }
             }
