@@ -252,6 +252,48 @@ struct FuseCLITests {
         try TIFFWriter.write(image, to: path, options: TIFFWriteOptions(sampleType: .uint16, exposure: ambient.exposure.settings))
     }
 
+    @Test("a white balance mismatch where the flash outweighs the ambient light (200 lux, 700 lux flash, ambient ×(2, 1, 1.5)): no profile is precise enough for the channel scale, the coarse profiles measure it and the agreement it brings confirms it; compensated and said (it was 21 ΔE00 median with confidence 0.86)")
+    func whiteBalanceDiffersUnderStrongFlash() throws {
+        let root = FlatFieldCLITests.root
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scene = dir.appendingPathComponent("pair").path
+        let render = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--flash-lux", "700", "--seed", "1",
+                                  "--spectra", FlatFieldCLITests.spectra, "--out", scene])
+        #expect(render.status == 0, "\(render.stderr)")
+        let gains: SIMD3<Float> = [2, 1, 1.5]
+        try Self.writeChangedAmbient(of: scene, to: dir.appendingPathComponent("ambient.tif").path) { developed, _ in
+            let n = developed.pixelCount
+            for c in 0..<3 {
+                for i in 0..<n {
+                    let k = c * n + i
+                    developed.samples[k] = min(65535, max(0, (1024 + (developed.samples[k] - 1024) * gains[c]).rounded()))
+                }
+            }
+        }
+        func fuse(_ ambientPath: String, _ tag: String) throws -> (stderr: String, ratio: [String: JSONValue]) {
+            let r = try CLI.run(["fuse", scene + "/flash.tif", ambientPath, "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                 "-o", dir.appendingPathComponent("\(tag).tif").path, "--report", dir.appendingPathComponent("\(tag).json").path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try JSONValue.read(path: dir.appendingPathComponent("\(tag).json").path).object ?? [:]
+            return (r.stderr, report["exposure"]?.object?["ambientRatio"]?.object ?? [:])
+        }
+        let original = try fuse(scene + "/ambient.tif", "original")
+        let mismatched = try fuse(dir.appendingPathComponent("ambient.tif").path, "mismatched")
+        // The precise measurement has too few profiles here (what made the coarse one necessary).
+        #expect(mismatched.ratio["measuredChannelScale"] == nil || mismatched.ratio["measuredChannelScale"] == .null)
+        let k = try #require(mismatched.ratio["channelScale"]?.doubles)
+        #expect(abs(k[0] * 2 - 1) < 0.05 && k[1] == 1 && abs(k[2] * 1.5 - 1) < 0.05, "channel scale \(k)")
+        let gain = try #require(mismatched.ratio["coarseChannelAgreementScaled"]?.double) - (try #require(mismatched.ratio["coarseChannelAgreement"]?.double))
+        #expect(gain > 0.5, "agreement gain \(gain)")
+        #expect(mismatched.stderr.contains("at different exposure ratios per channel"), "\(mismatched.stderr)")
+        // The same pair as rendered: the coarse scale is measured, near 1, and not applied.
+        #expect(original.ratio["channelScale"]?.doubles == [1, 1, 1] && !original.stderr.contains("per channel"), "\(original.stderr)")
+        let coarse = try #require(original.ratio["coarseChannelScale"]?.doubles)
+        #expect(abs(coarse[0] - 1) < 0.1 && abs(coarse[2] - 1) < 0.1, "\(coarse)")
+    }
+
     @Test("frames developed with other white balance multipliers each (ambient ×(1.1, 1, 0.9)): the channels' scale is measured on the shadow edges, said and compensated: the patches within 2 ΔE00 of the original pair's (uncompensated, validate put them 8.2 from the truth against the original's 2.4; now 2.6)")
     func whiteBalanceDiffersBetweenFrames() throws {
         let root = FlatFieldCLITests.root, scene = root + "/fixtures/colorchecker/800lux-5000K-on"

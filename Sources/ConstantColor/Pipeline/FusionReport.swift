@@ -150,6 +150,11 @@ public struct FusionReport: Sendable, Codable {
         /// channels are on different scales: `AmbientRatioEstimate.channelScale`), and the one the
         /// edges measured, applied or not (absent: too few edges).
         public var channelScale: [Double], measuredChannelScale: [Double]?
+        /// The channel scale from the edges' coarser profiles, and its relative standard errors
+        /// (`AmbientRatioEstimate.coarseChannelScale`; absent: too few edges).
+        public var coarseChannelScale: [Double]?, coarseChannelScaleError: [Double]?
+        /// The share of the coarse profiles whose channels agree (`AmbientRatioEstimate.coarseChannelAgreement`).
+        public var coarseChannelAgreement: Double?, coarseChannelAgreementScaled: Double?
         /// The ambient frame's pixel noise over its model, relative to the flash frame's
         /// (`NoiseConsistency.relativeScale`: about 1 when both ISO tags describe the frames; absent:
         /// not measured).
@@ -165,6 +170,9 @@ public struct FusionReport: Sendable, Codable {
             edgeRatioBeyondRange = r.edgeRatioBeyondRange; edgeSampleCountBeyondRange = r.edgeSampleCountBeyondRange
             channelScale = [r.channelScale.x, r.channelScale.y, r.channelScale.z]
             measuredChannelScale = r.measuredChannelScale.map { [$0.x, $0.y, $0.z] }
+            coarseChannelScale = r.coarseChannelScale.map { [$0.x, $0.y, $0.z] }
+            coarseChannelScaleError = r.coarseChannelScaleError.map { [$0.x, $0.y, $0.z] }
+            coarseChannelAgreement = r.coarseChannelAgreement; coarseChannelAgreementScaled = r.coarseChannelAgreementScaled
             ambientNoiseRelativeToFlash = r.noiseConsistency?.relativeScale
         }
     }

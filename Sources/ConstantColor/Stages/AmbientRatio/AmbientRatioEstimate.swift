@@ -90,6 +90,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var channelScale = SIMD3<Double>(1, 1, 1)
     /// The channel scale the edges measured, applied or not (nil: too few edges).
     public var measuredChannelScale: SIMD3<Double>? = nil
+    /// The same from the edges' coarser profiles (`IlluminationEdgeRatio.coarseChannelScaleProfileError`), and
+    /// its relative standard errors (nil: too few edges).
+    public var coarseChannelScale: SIMD3<Double>? = nil, coarseChannelScaleError: SIMD3<Double>? = nil
+    /// The share of the coarse profiles whose channels agree (`IlluminationEdgeRatio.ChannelScale.agreeingFraction`).
+    public var coarseChannelAgreement: Double? = nil
+    /// The same share with the coarse scale applied (`agreeingFractionScaled`).
+    public var coarseChannelAgreementScaled: Double? = nil
 
     /// The frames' pixel noise against their noise models, ambient relative to flash
     /// (`NoiseConsistency`; nil: not measured).
@@ -147,12 +154,21 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // where the edges say so beyond doubt, the ambient channels are rescaled to the flash frame's
         // and r₀ measured again on green's scale.
         var channelScale = SIMD3<Double>(1, 1, 1), channelScaleError = 0.0
-        let measuredChannelScale = edgeMeasurement.channelScale
-        if let k = measuredChannelScale, Self.channelScaleIsSignificant(k) {
-            let scaled = halved.scalingAmbientChannels(k.factor)
+        let measuredChannelScale = edgeMeasurement.channelScale, edgeMeasurementCoarse = edgeMeasurement.coarseChannelScale
+        // Where no profile is precise enough for that (the flash outweighs the ambient light), the
+        // coarse profiles' scale, when it is grossly off (`coarseChannelScaleIsGross`), with three
+        // of its standard errors as its uncertainty (its selection bias: up to 3.1 on pairs whose
+        // channels agree) — unless the illumination edges lie beyond the searched range: the
+        // profiles it selects within the range are then not those edges (EXIF 2× off gave a
+        // bogus scale, and the edges' location moved from 0.50 to 0.35).
+        let applied = measuredChannelScale.flatMap { Self.channelScaleIsSignificant($0) ? ($0.factor, $0.relativeStandardError.max()) : nil }
+            ?? (measuredChannelScale == nil && edgeMeasurement.beyondRange == nil ? edgeMeasurementCoarse.flatMap {
+                Self.coarseChannelScaleIsGross($0) ? ($0.factor, 3 * $0.relativeStandardError.max()) : nil } : nil)
+        if let (factor, error) = applied {
+            let scaled = halved.scalingAmbientChannels(factor)
             edgeMeasurement = IlluminationEdgeRatio.measure(scaled, banded: scaled.bandingFree(bandFit.components), blur: blur)
-            channelScale = k.factor
-            channelScaleError = k.relativeStandardError.max()
+            channelScale = factor
+            channelScaleError = error
         }
         let edges = edgeMeasurement.result
         let (base, measuredSigma, weight) = edges.map {
@@ -177,7 +193,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: 2 * k2 * blur,
                                     edgeRatioBeyondRange: edgeMeasurement.beyondRange?.ratio,
                                     edgeSampleCountBeyondRange: edgeMeasurement.beyondRange?.sampleCount ?? 0,
-                                    channelScale: channelScale, measuredChannelScale: measuredChannelScale?.factor)
+                                    channelScale: channelScale, measuredChannelScale: measuredChannelScale?.factor,
+                                    coarseChannelScale: edgeMeasurementCoarse?.factor, coarseChannelScaleError: edgeMeasurementCoarse?.relativeStandardError,
+                                    coarseChannelAgreement: edgeMeasurementCoarse?.agreeingFraction,
+                                    coarseChannelAgreementScaled: edgeMeasurementCoarse?.agreeingFractionScaled)
     }
 
     /// Whether a measured channel scale is applied: some channel off green's by more than
@@ -191,6 +210,34 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
             return offset > log(1 + channelScaleLimit) && offset > 4 * k.relativeStandardError[c]
         }
     }
+
+    /// Whether a coarse channel scale (`IlluminationEdgeRatio.coarseChannelScaleProfileError`) is
+    /// applied where no precise one was measured: some channel off green's by more than
+    /// `coarseChannelScaleLimit` and four of its standard errors. On the review's pairs whose
+    /// channels agree it read 0.98–1.14 (the selection's bias in weak ambient light; up to 1.29 on
+    /// the hard fixtures' demosaiced 50 lux pairs, whose ambient light is weak in red); with
+    /// multipliers (1.5, 1, 0.7) and (2, 1, 1.5) between the frames 0.67–0.76 / 1.41–1.50 and
+    /// 0.49–0.57 / 0.65–0.70 (truth 0.667 / 1.429 and 0.5 / 0.667).
+    ///
+    /// The coarse profiles' bias is told from a real difference by what the scale does to them:
+    /// where the channels are off by k, dividing each channel's g by k makes most profiles whose
+    /// channels disagreed agree (the agreeing share rose by 0.22–0.96 on the review's pairs);
+    /// where k is the bias of a channel weak in the ambient light it barely moves (≤ 0.054 on the
+    /// 90 hard conditions, where k read up to 1.29). Both are required: k grossly off, and a rise
+    /// of at least `coarseChannelAgreementGain`.
+    static func coarseChannelScaleIsGross(_ k: IlluminationEdgeRatio.ChannelScale) -> Bool {
+        let off = (0..<3).contains { c in
+            let offset = abs(log(k.factor[c]))
+            return offset > log(1 + coarseChannelScaleLimit) && offset > 4 * k.relativeStandardError[c]
+        }
+        return off && k.agreeingFractionScaled - k.agreeingFraction >= coarseChannelAgreementGain
+    }
+
+    /// The rise of the agreeing share that a coarse channel scale must bring (see `coarseChannelScaleIsGross`).
+    public static let coarseChannelAgreementGain = 0.15
+
+    /// The smallest relative coarse channel scale applied (25 %): above the coarse profiles' bias.
+    public static let coarseChannelScaleLimit = 0.25
 
     /// The smallest relative channel scale applied (3 %): below it a white balance difference
     /// between the frames is not told from the edges' own small biases (up to 3.0 % on the hard

@@ -31,7 +31,9 @@ enum IlluminationEdgeRatio {
     /// What `measure` found: the ratio within `range` (nil: too few profiles), and, where the
     /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`);
     /// and the channels' relative scale on the illumination edges (`ChannelScale`; nil: too few).
-    struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil }
+    /// `coarseChannelScale`: the same from profiles up to `coarseChannelScaleProfileError` (nil where `channelScale` is measured).
+    struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil,
+                         coarseChannelScale: ChannelScale? = nil }
 
     /// Across an edge of the ambient light every channel's g is r₀ — for raw-linear frames, whose
     /// channels the two exposures scale alike. Frames a raw converter developed with other white
@@ -41,7 +43,15 @@ enum IlluminationEdgeRatio {
     /// over the profiles that read as illumination edges by their green g (far below Q, within
     /// `range`) and that each channel's own g explains (`misfitLimit`), whatever the channels'
     /// agreement; `relativeStandardError` its standard error (green 0).
-    struct ChannelScale: Equatable { var factor: SIMD3<Double>, relativeStandardError: SIMD3<Double>, sampleCount: Int }
+    /// `agreeingFraction`: the share of those profiles whose three g agree (the channels' χ², 99 %,
+    /// as for the ratio): about 1 where the frames' channels are on one scale, whatever the biases
+    /// of k; small where they are not.
+    struct ChannelScale: Equatable {
+        var factor: SIMD3<Double>, relativeStandardError: SIMD3<Double>, sampleCount: Int, agreeingFraction: Double = 1
+        /// The same share with each channel's g divided by its `factor`: higher than `agreeingFraction`
+        /// by far where the channels are off by that factor, not where it is the selection's bias.
+        var agreeingFractionScaled: Double = 1
+    }
 
     /// Where the profiles that read as illumination edges (the channels agree, the model explains
     /// the profile, and g is far below the profile's Q = F′/A, where a reflectance edge would sit),
@@ -201,7 +211,10 @@ enum IlluminationEdgeRatio {
         guard !relative.isEmpty else { return Measurement(result: nil, beyondRange: nil) }
         let misfitScale = Double(relative.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) })
         let scale = max(1, misfitScale)
-        let channelScale = Self.channelScale(threeChannel.filter { $0.misfit < scale * misfitLimit(channels: 3) })
+        let explainedThreeChannel = threeChannel.filter { $0.misfit < scale * misfitLimit(channels: 3) }
+        let channelScale = Self.channelScale(explainedThreeChannel)
+        let coarseChannelScale = channelScale == nil
+            ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError) : nil
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
@@ -224,7 +237,7 @@ enum IlluminationEdgeRatio {
            min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
             beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
-        return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale)
+        return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale, coarseChannelScale: coarseChannelScale)
     }
 
     /// The largest relative standard error of any channel's g in a profile `channelScale` uses. A
@@ -233,11 +246,20 @@ enum IlluminationEdgeRatio {
     /// conditions, whose ambient light is weak in one channel, measured k 5–15 % from 1.
     static let channelScaleProfileError = 0.05
 
-    /// `ChannelScale` from the profiles that each channel's own g explains.
-    static func channelScale(_ profiles: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)]) -> ChannelScale? {
+    /// The same limit for the coarse measurement (`coarseChannelScale`): where the flash outweighs
+    /// the ambient light, the penumbrae's bends are weak against the flash frame's noise and no
+    /// profile reaches 5 % — a review's Nikon pair at 200 lux with a 700 lux flash measured no scale
+    /// at all, and frames developed with multipliers (2, 1, 1.5) came out 21 ΔE00 off with
+    /// confidence 0.86. Biased by the selection, but gross mismatches stand out of it.
+    static let coarseChannelScaleProfileError = 0.25
+
+    /// `ChannelScale` from the profiles that each channel's own g explains, each channel's g known
+    /// to `profileError` (relative standard error).
+    static func channelScale(_ profiles: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)],
+                             profileError: Double = channelScaleProfileError) -> ChannelScale? {
         let edges = profiles.filter {
             $0.sigma.y < 0.2 * ($0.q - $0.g.y) && $0.g.y < 0.6 * $0.q && range.contains($0.g.y) && $0.g.x > 0 && $0.g.z > 0
-                && ($0.sigma / $0.g).max() < channelScaleProfileError
+                && ($0.sigma / $0.g).max() < profileError
         }
         guard edges.count >= minimumSamples else { return nil }
         var factor = SIMD3<Double>(1, 1, 1), error = SIMD3<Double>(0, 0, 0), count = edges.count
@@ -249,7 +271,15 @@ enum IlluminationEdgeRatio {
             guard let l = TukeyBiweight.location(samples, iterations: 10, tolerance: 1e-6), l.count >= minimumSamples else { return nil }
             factor[c] = exp(l.centre); error[c] = l.standardError; count = min(count, l.count)
         }
-        return ChannelScale(factor: factor, relativeStandardError: error, sampleCount: count)
+        func agreeing(_ k: SIMD3<Double>) -> Double {
+            Double(edges.filter { e in
+                let g = e.g / k, sigma = e.sigma / k
+                let w = 1 / (sigma * sigma), mean = (w * g).sum() / w.sum()
+                return (w * (g - mean) * (g - mean)).sum() < 9.21
+            }.count) / Double(edges.count)
+        }
+        return ChannelScale(factor: factor, relativeStandardError: error, sampleCount: count,
+                            agreeingFraction: agreeing(SIMD3(1, 1, 1)), agreeingFractionScaled: agreeing(factor))
     }
 
     /// The illumination cluster of `samples` (within `range`) and its robust mean.
