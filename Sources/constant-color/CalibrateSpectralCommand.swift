@@ -32,6 +32,11 @@ struct CalibrateSpectral: ParsableCommand {
     @Option(help: "Flash name (default: the SPD file's name).") var flashName: String?
     @Option(help: "Spectral data folder (CMFs, D65, ColorChecker).") var spectra: String?
 
+    /// How far below 0 a training reflectance may be (measurement noise).
+    static let reflectanceNoise = 0.02
+    /// The largest training reflectance factor accepted (fluorescent samples exceed 1: up to 1.44 in the rawtoaces set).
+    static let largestReflectance = 2.0
+
     func validate() throws {
         guard whiteLevel > blackLevel, blackLevel >= 0, whiteLevel.isFinite else {
             throw ValidationError("--white-level must exceed --black-level >= 0 (finite)")
@@ -64,6 +69,18 @@ struct CalibrateSpectral: ParsableCommand {
             throw CLIError(file: flashSpd, problem: "key 'values': the flash has no power at any wavelength")
         }
         let set = try SpectralSet(path: trainingPath)
+        // Reflectance factors: fractions of a perfect white, a little above 1 at most (fluorescence),
+        // not negative beyond noise. Percentages (×100) fitted the same matrix but printed other fit
+        // errors and doubled the colorimetric uncertainty map, silently.
+        let rows = (try JSONValue.read(path: trainingPath).object?["values"]?.array ?? []).map { $0.doubles ?? [] }
+        for (i, row) in rows.enumerated() {
+            if let v = row.first(where: { $0 < -Self.reflectanceNoise }) {
+                throw CLIError(file: trainingPath, problem: "key 'values[\(i)]': a reflectance factor cannot be negative (holds \(v))")
+            }
+            if let v = row.first(where: { $0 > Self.largestReflectance }) {
+                throw CLIError(file: trainingPath, problem: "key 'values[\(i)]': reflectance factors are fractions of a perfect white (0…1); \(v) is not (percentages? divide by 100)")
+            }
+        }
         let cal = try SpectralCalibration(camera: sensitivity, flash: flash, training: set, library: library)
 
         let camName = cameraName ?? sensitivity.name

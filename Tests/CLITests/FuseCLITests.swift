@@ -595,6 +595,22 @@ struct FuseCLITests {
                                     "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
         #expect(spectral.status == 2 && spectral.stderr.contains("spd.json") && spectral.stderr.contains("negative"), "\(spectral.stderr)")
         #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
+        // Training reflectances in percent, or negative: refused (percentages fitted the same matrix
+        // with other printed errors and a doubled uncertainty map, silently).
+        let training = try JSONValue.read(path: spectra + "training-rawtoaces-v1-190.json").object!
+        for (name, change) in [("percent", { (v: Double) in v * 100 }), ("negative", { (v: Double) in v - 0.5 })] {
+            var set = training
+            set["values"] = .array(training["values"]!.array!.enumerated().map { k, row in
+                k == 7 ? .array(row.doubles!.map { .number(change($0)) }) : row
+            })
+            try JSONValue.object(set).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("\(name).json")))
+            let r = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", spectra + "camera-nikon-5100-npl.json",
+                                 "--flash-spd", spectra + "flash-phosphor-led-yag.json", "--spectra", spectra, "--training", pair.file("\(name).json"),
+                                 "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+            #expect(r.status == 2 && r.stderr.contains("\(name).json") && r.stderr.contains("values[7]")
+                    && r.stderr.contains(name == "percent" ? "percentages" : "cannot be negative"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
+        }
         let check = try CLI.run(["check", pair.file("missing.json")])
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)

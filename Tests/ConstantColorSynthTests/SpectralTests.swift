@@ -7,13 +7,13 @@ import ConstantColor
     let lib = Fixture.library
 
     @Test func resamplingInterpolatesLinearlyAndExtrapolates() throws {
-        let d = try SpectralDistribution(wavelengthsNm: [400, 500, 600], values: [1, 3, 2], name: "t")
-        #expect(d.value(atNm: 450) == 2)
-        #expect(d.value(atNm: 550) == 2.5)
+        let d = try SpectralDistribution(wavelengthsNm: [400, 420, 440], values: [1, 3, 2], name: "t")
+        #expect(d.value(atNm: 410) == 2)
+        #expect(d.value(atNm: 430) == 2.5)
         #expect(d.value(atNm: 360) == 1)      // constant below the range (CIE 015:2004 §7.2.2.1)
         #expect(d.value(atNm: 830) == 2)
-        let z = try SpectralDistribution(wavelengthsNm: [400, 500, 600], values: [1, 3, 2], name: "t", extrapolation: .zero)
-        #expect(z.value(atNm: 399) == 0 && z.value(atNm: 601) == 0 && z.value(atNm: 400) == 1)
+        let z = try SpectralDistribution(wavelengthsNm: [400, 420, 440], values: [1, 3, 2], name: "t", extrapolation: .zero)
+        #expect(z.value(atNm: 399) == 0 && z.value(atNm: 441) == 0 && z.value(atNm: 400) == 1)
         #expect(throws: SpectralGridError.notAscending(index: 2)) {
             try SpectralDistribution(wavelengthsNm: [400, 500, 500], values: [1, 2, 3], name: "t")
         }
@@ -116,10 +116,32 @@ import ConstantColor
         for text in ["planckian:1000", "planckian:100000:0.05", "daylight:25000:-0.05", "led:380:1", "led:780:200"] {
             #expect(throws: Never.self, "\(text)") { _ = try LightSpectrum(parsing: text) }
         }
-        let dark = [SpectralDistribution(name: "zeros") { _ in 0 }, LightSourceModel.narrowBandLED(peakNm: 5000, halfWidthNm: 15),
-                    SpectralDistribution(name: "negative") { _ in -1 }]
+        let dark = [SpectralDistribution(name: "zeros") { _ in 0 }, LightSourceModel.narrowBandLED(peakNm: 5000, halfWidthNm: 15)]
         for s in dark {
             #expect(throws: LightSourceError.noPhotopicPower(s.name)) { _ = try Photometry.scaled(s, toIlluminanceLux: 100, cmfs: lib.cmfs) }
+        }
+        // Negative power is said as such, even where the rest gives light (it said "no illuminance").
+        let negative = SpectralDistribution(name: "dip") { nm in nm == 550 ? -7 : 1 }
+        #expect(throws: LightSourceError.negativePower(name: "dip", nm: 550, value: -7)) {
+            _ = try Photometry.scaled(negative, toIlluminanceLux: 100, cmfs: lib.cmfs)
+        }
+        // A gap wider than 20 nm is not interpolated across.
+        #expect(throws: SpectralGridError.gap(fromNm: 500, toNm: 600)) {
+            _ = try SpectralDistribution(wavelengthsNm: [460, 480, 500, 600, 620], values: [1, 1, 1, 1, 1], name: "gap")
+        }
+        #expect(throws: Never.self) {
+            _ = try SpectralDistribution(wavelengthsNm: [400, 420, 440], values: [1, 1, 1], name: "20 nm")
+        }
+        // A camera sensitivity with a negative lobe beyond 1 % of its peak.
+        let lobe: JSONValue = .object(["wavelengthsNm": .array([540, 560, 580, 600, 620].map(JSONValue.number)),
+                                       "red": .array([0, 0.1, 0.3, -0.5, 1].map(JSONValue.number)),
+                                       "green": .array([0, 1, 0.7, 0.5, 0].map(JSONValue.number)),
+                                       "blue": .array([1, 0.5, 0.2, 0, 0].map(JSONValue.number))])
+        do {
+            _ = try CameraSensitivity(json: lobe, file: "cam.json")
+            Issue.record("a negative sensitivity was accepted")
+        } catch {
+            #expect("\(error)".contains("cam.json") && "\(error)".contains("'red'") && "\(error)".contains("600"), "\(error)")
         }
     }
 

@@ -17,6 +17,9 @@ public enum Photometry {
     /// all of its power outside the visible range).
     public static func scaled(_ spd: SpectralDistribution, toIlluminanceLux lux: Double,
                               cmfs: ColorMatchingFunctions) throws(LightSourceError) -> SpectralDistribution {
+        if let i = spd.values.indices.first(where: { spd.values[$0] < 0 }) {
+            throw .negativePower(name: spd.name, nm: WorkingGrid.wavelengthsNm[i], value: spd.values[i])
+        }
         let e = illuminanceLux(of: spd, cmfs: cmfs)
         guard e > 0, e.isFinite, spd.values.allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw .noPhotopicPower(spd.name) }
         return spd.scaled(by: lux / e)

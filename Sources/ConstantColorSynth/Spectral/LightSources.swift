@@ -93,6 +93,8 @@ public enum LightSourceError: Error, Equatable, CustomStringConvertible {
     case parameterOutOfRange(source: String, expected: String)
     /// A distribution gives no illuminance (zero, negative or not finite), so it cannot be scaled to lux.
     case noPhotopicPower(String)
+    /// A distribution has negative power at a wavelength of the working grid.
+    case negativePower(name: String, nm: Double, value: Double)
 
     public var description: String {
         switch self {
@@ -100,6 +102,8 @@ public enum LightSourceError: Error, Equatable, CustomStringConvertible {
         case .tintDidNotConverge(let t, let d): return "cannot tint a source to CCT \(t) K, Duv \(d)"
         case .malformedSource(let s): return "light source '\(s)' is not understood"
         case .parameterOutOfRange(let s, let expected): return "light source '\(s)': expected \(expected)"
+        case .negativePower(let name, let nm, let value):
+            return "'\(name)' has negative power (\(value) at \(nm) nm): a spectral power distribution cannot be negative"
         case .noPhotopicPower(let name): return "'\(name)' gives no illuminance (its spectrum weighted by ȳ(λ) is not positive), so it cannot be scaled to lux"
         }
     }

@@ -47,6 +47,10 @@ public struct SpectralDistribution: Sendable, Equatable {
         self.init(workingGridValues: WorkingGrid.wavelengthsNm.map(f), name: name)
     }
 
+    /// The widest step between a distribution's samples (nm): CIE 015:2004 §7.2 tabulates at 5 nm
+    /// and allows 10; 20 still follows a lamp's or a sensor's smooth parts.
+    public static let largestGapNm = 20.0
+
     /// Resamples a distribution given on any ascending grid within 360–830 nm onto the working grid by
     /// linear interpolation (SPEC 4.2); outside the given range, `extrapolation` applies.
     public init(wavelengthsNm: [Double], values: [Double], name: String,
@@ -63,6 +67,11 @@ public struct SpectralDistribution: Sendable, Equatable {
             throw .outOfRange(firstNm: wavelengthsNm.first ?? .nan, lastNm: wavelengthsNm.last ?? .nan)
         }
         guard values.allSatisfy(\.isFinite) else { throw .notFinite }
+        // Linear interpolation across a wide gap invents the data (a review's sensitivity with 500–600
+        // nm removed moved the flash white's red from 0.55 to 1.14 of green's, silently).
+        if let i = (1..<wavelengthsNm.count).first(where: { wavelengthsNm[$0] - wavelengthsNm[$0 - 1] > Self.largestGapNm }) {
+            throw .gap(fromNm: wavelengthsNm[i - 1], toNm: wavelengthsNm[i])
+        }
         var out = [Double](repeating: 0, count: WorkingGrid.count)
         var k = 0
         for (i, lambda) in WorkingGrid.wavelengthsNm.enumerated() {
@@ -132,6 +141,8 @@ public enum SpectralGridError: Error, Equatable, CustomStringConvertible {
     case outOfRange(firstNm: Double, lastNm: Double)
     /// A value is NaN or infinite.
     case notFinite
+    /// Two consecutive samples lie further apart than `SpectralDistribution.largestGapNm`.
+    case gap(fromNm: Double, toNm: Double)
 
     public var description: String {
         switch self {
@@ -140,6 +151,8 @@ public enum SpectralGridError: Error, Equatable, CustomStringConvertible {
         case .notAscending(let i): return "wavelengths do not increase at index \(i)"
         case .outOfRange(let a, let b): return "wavelengths \(a)–\(b) nm leave the range 360–830 nm"
         case .notFinite: return "values must be finite numbers"
+        case .gap(let a, let b):
+            return "no samples between \(a) and \(b) nm; spectral data must be sampled at least every \(Int(SpectralDistribution.largestGapNm)) nm (nothing is interpolated across a gap)"
         }
     }
 }

@@ -119,8 +119,15 @@ public struct CameraSensitivity: Sendable, Equatable {
         let w = try r.numbers("wavelengthsNm")
         let name = r.members["name"]?.string ?? file
         func channel(_ key: String) throws -> SpectralDistribution {
-            try SpectralDistribution.resampled(w, try r.numbers(key), name: "\(name) \(key)", file: file,
-                                               key: key, extrapolation: .zero)
+            let values = try r.numbers(key)
+            // A sensitivity is a response, not negative beyond its measurement's noise (1 % of the
+            // channel's peak); a negative lobe would subtract light from the channel.
+            let peak = values.max() ?? 0
+            if let i = values.indices.first(where: { values[$0] < -0.01 * max(peak, 0) }), i < w.count {
+                throw JSONFileError.invalidValue(file: file, key: key,
+                                                 expected: "a sensitivity, not negative (it is \(values[i]) at \(w[i]) nm, against a peak of \(peak))")
+            }
+            return try SpectralDistribution.resampled(w, values, name: "\(name) \(key)", file: file, key: key, extrapolation: .zero)
         }
         self.init(name: name, red: try channel("red"), green: try channel("green"), blue: try channel("blue"))
     }
