@@ -31,7 +31,7 @@ struct SynthCommand: ParsableCommand {
 
     @Option(help: "Output folder (for --set: the parent of one folder per condition).") var out: String?
     @Option(help: "A named condition (see --list-presets).") var preset: String?
-    @Option(help: "Render every condition of a set: committed, envelope, hard or all.") var set: String?
+    @Option(help: "Render every condition of a set: committed, envelope, hard, real-hard or all.") var set: String?
     @Option(parsing: .singleValue, help: "An ambient light SPEC@LUX[@PLACEMENT]; repeatable.") var light: [String] = []
     @Flag(help: "A dark-room capture: the chart lit by the flash alone.") var darkroom = false
     @Flag(help: "Print the preset names and exit.") var listPresets = false
@@ -39,11 +39,12 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Condition description for --light.") var description: String?
     @Option(help: "Frame width, pixels.") var width: Int = 600
     @Option(help: "Frame height, pixels.") var height: Int = 400
-    @Option(help: "Seed of the noise (with --set, mixed with each condition's name).") var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Seed of the noise (with --set, mixed with each condition's name).") var seed: UInt64 = 1
     @Option(help: "Camera sensitivity file (in the spectral folder, or a path).") var camera: String = "camera-nikon-5100-npl.json"
     @Option(help: "Flash SPD file (in the spectral folder, or a path).") var flash: String = "flash-phosphor-led-yag.json"
-    @Option(help: "Flash illuminance on the chart centre, lux.") var flashLux: Double = 400
-    @Option(help: "Ambient gradient across the width for --light (relative).") var gradient: Double = 0.3
+    @Option(parsing: .unconditional, help: "Flash illuminance on the chart centre, lux.") var flashLux: Double = 400
+    @Option(parsing: .unconditional, help: "Ambient gradient across the width for --light (relative, within ±2: the light goes from 1 − G/2 to 1 + G/2 across the frame).")
+    var gradient: Double = 0.3
     @Flag(help: "No ambient shadow (with --light).") var noShadow = false
     @Flag(help: "No flash highlights (with --light).") var noSpeculars = false
     @Option(help: "Camera motion dx,dy,degrees at 600 px width (with --light).") var motion: String = "2.37,-1.61,0.35"
@@ -89,7 +90,18 @@ struct SynthCommand: ParsableCommand {
             throw ValidationError("--demosaic must be \(Demosaic.allCases.map(\.rawValue).joined(separator: " or "))")
         }
         _ = try effects(key: "check")
-        guard flashLux > 0 else { throw ValidationError("--flash-lux must be positive") }
+        guard flashLux > 0, flashLux.isFinite else { throw ValidationError("--flash-lux must be positive") }
+        // The light is 1 + G·(x/W − ½): from ±2 on, one side of the frame gets no or negative light.
+        guard abs(gradient) < 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
+        // A dark-room capture has no ambient frame: the pair's faults have nothing to act on.
+        if darkroom || preset == "darkroom" {
+            let pairOnly = [("--exposure-error", exposureError != nil), ("--exposure-factors", exposureFactors != nil),
+                            ("--flicker", flicker != nil), ("--shake", shake != nil), ("--moving-object", movingObject != nil),
+                            ("--all-effects", allEffects)].filter(\.1).map(\.0)
+            if !pairOnly.isEmpty {
+                throw ValidationError("\(pairOnly.joined(separator: ", ")) act on a flash/ambient pair; a dark-room capture has no ambient frame (only --flash-shading applies)")
+            }
+        }
     }
 
     /// The capture faults asked for, for a condition called `key`.

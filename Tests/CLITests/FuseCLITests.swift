@@ -586,6 +586,22 @@ struct FuseCLITests {
         // synth --out naming a file; a flash SPD with negative power.
         let synth = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--width", "64", "--height", "48", "--out", pair.file("camera.json")])
         #expect(synth.status == 2 && synth.stderr.contains("camera.json: is a file"), "\(synth.stderr)")
+        // synth: a pair's faults on a dark-room capture (they were dropped silently); a dark-room
+        // render over a pair's folder (the pair stayed beside the new truth.json); a negative
+        // gradient is a value (it was read as an option), one beyond ±2 gives negative light.
+        let spectraFolder = CalibrateValidateCLITests.root + "/fixtures/spectra"
+        let darkFaults = try CLI.run(["synth", "--darkroom", "--flicker", "100:0.2", "--spectra", spectraFolder, "--out", pair.file("dr")])
+        #expect(darkFaults.status == 2 && darkFaults.stderr.contains("--flicker act on a flash/ambient pair"), "\(darkFaults.stderr)")
+        let small = ["--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("render")]
+        #expect(try CLI.run(["synth", "--preset", "200lux-4000K-on"] + small).status == 0)
+        let over = try CLI.run(["synth", "--darkroom"] + small)
+        #expect(over.status == 2 && over.stderr.contains("holds flash.tif, ambient.tif of another render"), "\(over.stderr)")
+        let negative = try CLI.run(["synth", "--light", "planckian:4000@100", "--gradient", "-0.5", "--width", "64", "--height", "48",
+                                    "--spectra", spectraFolder, "--out", pair.file("gradient")])
+        #expect(negative.status == 0, "\(negative.stderr)")
+        let steep = try CLI.run(["synth", "--light", "planckian:4000@100", "--gradient", "-2.5", "--width", "64", "--height", "48",
+                                 "--spectra", spectraFolder, "--out", pair.file("steep")])
+        #expect(steep.status == 2 && steep.stderr.contains("--gradient must be within ±2"), "\(steep.stderr)")
         let spectra = CalibrateValidateCLITests.root + "/fixtures/spectra/"
         var spd = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
         spd["values"] = .array((spd["values"]!.array!).enumerated().map { k, v in k == 3 ? .number(-0.5) : v })

@@ -29,6 +29,17 @@ extension SynthCapture {
                       protectedPaths: [String] = []) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+        // Files of an earlier render that this one would not replace would sit beside its truth.json
+        // as if they were its own (a dark-room render over a pair left the pair for validate to
+        // score against the dark room's truth).
+        let written: Set<String> = ambient != nil
+            ? [FileName.flash, FileName.ambient] : Set([FileName.darkroom] + (dark != nil ? [FileName.dark] : []))
+        let stale = [FileName.flash, FileName.ambient, FileName.darkroom, FileName.dark, FileName.labels, FileName.ambientLabels]
+            .filter { name in
+                !written.contains(name) && !(name == FileName.labels && labels != nil)
+                    && !(name == FileName.ambientLabels && ambientLabels != nil) && FileManager.default.fileExists(atPath: path(name))
+            }
+        if !stale.isEmpty { throw StaleRenderFiles(folder: directory, names: stale) }
         func options(_ e: ExposureSettings) -> TIFFWriteOptions {
             TIFFWriteOptions(sampleType: .uint16, compression: compression, exposure: e, software: "constant-color synth")
         }
@@ -55,5 +66,17 @@ extension SynthCapture {
         var t = truth.object ?? [:]
         t["files"] = .object(files)
         try AtomicFile.writeJSON([(.object(t), path(FileName.truth))], protectedPaths: protectedPaths)
+    }
+}
+
+/// A render's folder holds files of another render that it would not replace (`SynthCapture.write`).
+public struct StaleRenderFiles: Error, Equatable, CustomStringConvertible {
+    /// The folder.
+    public var folder: String
+    /// The files it holds that the render would leave.
+    public var names: [String]
+
+    public var description: String {
+        "\(folder): holds \(names.joined(separator: ", ")) of another render, which this one would leave beside its truth.json; remove them or render into another folder"
     }
 }
