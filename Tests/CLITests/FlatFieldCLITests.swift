@@ -113,6 +113,28 @@ struct FlatFieldCLITests {
         return xyz.map { ColorScience.lab(fromXYZ: $0 * k, white: ColorScience.whiteD65XYZ) }
     }
 
+    @Test("the map records its capture's size; frames of another aspect (rotated) are refused, not corrected with the flash's axis elsewhere")
+    func mapAspect() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (_, _) = try Self.flatFieldProfile(blueLoss: 0.12, in: dir, name: "ff")
+        let profile = dir.appendingPathComponent("ff.flash.json").path
+        let shading = try #require(try FlashProfile(path: profile).shading)
+        #expect(shading.captureSize == SIMD2(Self.width, Self.height))
+        let rotated = dir.appendingPathComponent("rotated").path
+        try Self.run(["synth", "--preset", "200lux-4000K-on", "--no-noise", "--spectra", Self.spectra, "--out", rotated,
+                      "--width", "\(Self.height)", "--height", "\(Self.width)"])
+        let r = try CLI.run(["fuse", rotated + "/flash.tif", rotated + "/ambient.tif", "--camera", Self.camera, "--flash", profile,
+                             "-o", dir.appendingPathComponent("o.tif").path])
+        #expect(r.status == 2 && r.stderr.contains("another aspect") && r.stderr.contains("\(Self.height)x\(Self.width)"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.tif").path))
+        // A map without the size (written before it was recorded) is applied as before.
+        var legacy = shading
+        legacy.captureSize = nil
+        #expect(legacy.fits(width: Self.height, height: Self.width) && !shading.fits(width: Self.height, height: Self.width)
+                && shading.fits(width: 2 * Self.width, height: 2 * Self.height))
+    }
+
     @Test("fuse with the map: the shading's colour error on the edge patches drops; the report says the map was applied")
     func fuseWithMap() throws {
         let dir = try Self.temporaryFolder()

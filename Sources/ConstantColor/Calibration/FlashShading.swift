@@ -37,6 +37,18 @@ public struct FlashShading: Sendable, Equatable {
     public var relativeLevel: [Double]
     /// Members of the JSON object this tool does not know, kept on rewrite.
     public var extra: [String: JSONValue]
+    /// Width and height of the flat-field capture the map was measured on (nil: not recorded, as in
+    /// maps written before it was). The grid is frame-relative, so it serves any size of the same
+    /// aspect; a frame of another aspect (a portrait capture's map on a landscape pair) would put
+    /// the flash's axis and corners elsewhere (`fits(width:height:)`).
+    public var captureSize: SIMD2<Int>? = nil
+
+    /// Whether a `width × height` frame has the aspect of the capture the map was measured on
+    /// (within 2 %), or the capture's size is not recorded.
+    public func fits(width: Int, height: Int) -> Bool {
+        guard let c = captureSize, c.x > 0, c.y > 0, width > 0, height > 0 else { return true }
+        return abs(log((Double(width) / Double(height)) / (Double(c.x) / Double(c.y)))) <= log(1.02)
+    }
 
     /// The smallest value an interpolated white channel or level may take (guards extrapolation).
     public static let minimumValue = 1e-3
@@ -115,9 +127,15 @@ public struct FlashShading: Sendable, Equatable {
         }
         self.init(columns: columns, rows: rows, relativeWhite: triples.map { SIMD3($0[0], $0[1], $0[2]) },
                   relativeLevel: levels, extra: r.unknownMembers(known: Self.knownKeys))
+        if let size = r.members["captureSize"] {
+            guard let v = size.doubles, v.count == 2, v.allSatisfy({ $0 >= 1 && $0 <= 1e6 && $0 == $0.rounded() }) else {
+                throw JSONFileError.invalidValue(file: file, key: "\(key).captureSize", expected: "[width, height] in pixels (positive integers)")
+            }
+            captureSize = SIMD2(Int(v[0]), Int(v[1]))
+        }
     }
 
-    static let knownKeys: Set<String> = ["columns", "rows", "relativeWhiteCameraRGB", "relativeLevel"]
+    static let knownKeys: Set<String> = ["columns", "rows", "relativeWhiteCameraRGB", "relativeLevel", "captureSize"]
 
     /// The map as JSON (unknown members included).
     public var json: JSONValue {
@@ -126,6 +144,7 @@ public struct FlashShading: Sendable, Equatable {
         o["rows"] = .number(Double(rows))
         o["relativeWhiteCameraRGB"] = .array(relativeWhite.map { .array([$0.x, $0.y, $0.z].map(JSONValue.number)) })
         o["relativeLevel"] = .array(relativeLevel.map(JSONValue.number))
+        if let c = captureSize { o["captureSize"] = .array([.number(Double(c.x)), .number(Double(c.y))]) }
         return .object(o)
     }
 }

@@ -70,6 +70,8 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
     case tooSmall(name: String, width: Int, height: Int)
     /// `FusionOptions.exposureRatioUncertainty` is negative, NaN or infinite.
     case invalidExposureRatioUncertainty(Float)
+    /// The flash profile's shading map was measured on a capture of another aspect (`FlashShading.fits`).
+    case shadingAspect(capture: SIMD2<Int>, width: Int, height: Int)
 
     public var description: String {
         switch self {
@@ -79,6 +81,8 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
         case let .tooSmall(name, w, h): return "\(name): \(w)x\(h) is too small (at least 32x32 is needed to register)"
         case let .invalidExposureRatioUncertainty(v):
             return "the exposure ratio's relative uncertainty is \(v); it must be a finite number >= 0"
+        case let .shadingAspect(c, w, h):
+            return "the flash profile's shading map was measured on a \(c.x)x\(c.y) flat field, these frames are \(w)x\(h): another aspect (rotated?) puts the flash's axis and corners elsewhere; calibrate flat-field with a capture of this orientation"
         }
     }
 }
@@ -128,6 +132,9 @@ public enum FusionPipeline {
         }
         guard options.exposureRatioUncertainty.isFinite, options.exposureRatioUncertainty >= 0 else {
             throw FusionError.invalidExposureRatioUncertainty(options.exposureRatioUncertainty)
+        }
+        if let shading = flashProfile.shading, !shading.fits(width: flash.image.width, height: flash.image.height) {
+            throw FusionError.shadingAspect(capture: shading.captureSize!, width: flash.image.width, height: flash.image.height)
         }
         _ = try flash.exposure.validated()
         _ = try ambient.exposure.validated()

@@ -186,6 +186,7 @@ public struct FlatFieldCalibration: Sendable {
             seMax = max(seMax, ((se.z / m.z) * (se.z / m.z) + (se.y / m.y) * (se.y / m.y)).squareRoot())
         }
         shading = FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level)
+        shading.captureSize = SIMD2(w, h)
         medianGreenSignalDN = medianGreen
         self.clippedFraction = clippedFraction
         maxRelativeWhiteStandardError = seMax
