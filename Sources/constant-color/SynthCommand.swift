@@ -91,8 +91,8 @@ struct SynthCommand: ParsableCommand {
         }
         _ = try effects(key: "check")
         guard flashLux > 0, flashLux.isFinite else { throw ValidationError("--flash-lux must be positive") }
-        // The light is 1 + G·(x/W − ½): from ±2 on, one side of the frame gets no or negative light.
-        guard abs(gradient) < 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
+        // The light is 1 + G·(x/W − ½): beyond ±2 one side of the frame gets negative light.
+        guard abs(gradient) <= 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
         // A dark-room capture has no ambient frame: the pair's faults have nothing to act on.
         if darkroom || preset == "darkroom" {
             let pairOnly = [("--exposure-error", exposureError != nil), ("--exposure-factors", exposureFactors != nil),

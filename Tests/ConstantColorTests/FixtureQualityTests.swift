@@ -31,6 +31,32 @@ struct FixtureQualityTests {
         return (sum / n).squareRoot()
     }
 
+    @Test("every committed pair (raw-linear frames, one development, right EXIF): no channel scale applied, the frames' noise agrees with their ISO tags, and no condition is far off its truth (a coarse channel scale of (3.2, 1, 49) under the sodium lamp, whose light has no blue, once put it 48 ΔE00 off)")
+    func consistentPairsStayUntouched() throws {
+        let camera = try CameraProfile(path: Self.root.appendingPathComponent("calibration/synthetic-nikon5100.camera.json").path)
+        let flash = try FlashProfile(path: Self.root.appendingPathComponent("calibration/synthetic-phosphor-led-yag.flash.json").path)
+        let folders = try ValidationRun.conditionFolders(in: Self.fixtures.path)
+        try #require(folders.count >= 12)
+        for folder in folders {
+            func frame(_ name: String) throws -> RawFrame {
+                let decoded = try TIFFReader.read(path: folder + "/" + name)
+                return RawFrame(image: decoded.image, exposure: try #require(decoded.exposure.settings), name: name)
+            }
+            let result = try FusionPipeline.run(flash: try frame("flash.tif"), ambient: try frame("ambient.tif"), camera: camera,
+                                                flashProfile: flash)
+            let name = (folder as NSString).lastPathComponent
+            let ratio = result.ambientRatio
+            #expect(ratio.channelScale == SIMD3(1, 1, 1), "\(name): channel scale \(ratio.channelScale)")
+            let noise = try #require(ratio.noiseConsistency, "\(name)")
+            #expect(abs(log(noise.relativeScale)) < log(1.25), "\(name): ambient noise relative to flash \(noise.relativeScale)")
+        }
+        // And no condition grossly off its truth: the worst is bright daylight (20 000 lux swamps the
+        // flash), 5.9 ΔE00 mean; the sodium pair was 48 with the false channel scale.
+        let scores = try folders.map { try ValidationRun.score(folder: $0, camera: camera, flash: flash) }
+        let worst = try #require(scores.max { $0.meanDeltaE2000 < $1.meanDeltaE2000 })
+        #expect(worst.meanDeltaE2000 < 10, "\(worst.name): \(worst.meanDeltaE2000)")
+    }
+
     @Test("fuse across the validation envelope: metrics of SPEC 5 and the pipeline issue's floors",
           arguments: profilePairs)
     func envelope(cameraFile: String, flashFile: String) throws {

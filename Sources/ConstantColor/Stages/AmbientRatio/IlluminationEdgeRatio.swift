@@ -128,7 +128,7 @@ enum IlluminationEdgeRatio {
         guard w >= 5, h >= 5 else { return Measurement(result: nil, beyondRange: nil) }
         var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int)] = []
         var beyond = candidates
-        var threeChannel: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)] = []
+        var threeChannel: [ThreeChannelProfile] = []
         var fPrime = banded.channels
         let fPrimeSum = banded.sum
         // Blur F′ by [a, 1 − 2a, a] per axis.
@@ -170,7 +170,7 @@ enum IlluminationEdgeRatio {
                 // Per channel: fit F′(s) = α + β·s + g·A(s) along the profile. The line α + β·s takes
                 // the flash's smooth fall-off (∇D ≠ 0 even across a shadow edge); g is carried by
                 // the part of A that is not a line (the penumbra's bend).
-                var sw = 0.0, swg = 0.0, gs = SIMD3<Double>(), ws = SIMD3<Double>(), used = 0, misfit = 0.0
+                var sw = 0.0, swg = 0.0, gs = SIMD3<Double>(), ws = SIMD3<Double>(), used = 0, misfit = 0.0, bends = SIMD3<Double>()
                 for c in 0..<3 {
                     let a = p.ambientChannels[c], f = fPrime[c]
                     // D's bend along the profile: D_j·b·(s² − ⟨s²⟩), D_j from EXIF's r = 1 (its error
@@ -184,6 +184,7 @@ enum IlluminationEdgeRatio {
                     guard let fit = Self.channelFit(flash: fp, ambient: ap, flashVariance: p.flashChannelVariance[c][j],
                                                     ambientVariance: p.ambientChannelVariance[c][j], level: a[j]) else { continue }
                     gs[c] = fit.g; ws[c] = 1 / (fit.sigma * fit.sigma); sw += ws[c]; swg += ws[c] * fit.g; used += 1
+                    bends[c] = Self.bendToNoise(ambient: ap, ambientVariance: p.ambientChannelVariance[c][j])
                     misfit += fit.misfit
                 }
                 guard used >= 2 else { continue }
@@ -193,7 +194,7 @@ enum IlluminationEdgeRatio {
                 var chi = 0.0
                 for c in 0..<3 where ws[c] > 0 { chi += ws[c] * (gs[c] - g) * (gs[c] - g) }
                 let q = fPrimeSum[j] / p.ambient[j]
-                if used == 3 { threeChannel.append((gs, 1 / (ws.squareRoot()), q, misfit)) }
+                if used == 3 { threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends)) }
                 guard chi < (used == 3 ? 9.21 : 6.63) else { continue }
                 if range.contains(g) { candidates.append((g, sigma, q, misfit, used)) } else { beyond.append((g, sigma, q, misfit, used)) }
             }
@@ -214,7 +215,7 @@ enum IlluminationEdgeRatio {
         let explainedThreeChannel = threeChannel.filter { $0.misfit < scale * misfitLimit(channels: 3) }
         let channelScale = Self.channelScale(explainedThreeChannel)
         let coarseChannelScale = channelScale == nil
-            ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError) : nil
+            ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError, minimumBend: coarseChannelScaleBend) : nil
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
@@ -253,13 +254,32 @@ enum IlluminationEdgeRatio {
     /// confidence 0.86. Biased by the selection, but gross mismatches stand out of it.
     static let coarseChannelScaleProfileError = 0.25
 
+    /// The least bend of the ambient profile in every channel, as a multiple of its noise's
+    /// contribution (`bendToNoise`), for the coarse channel scale: 100, so that g's errors-in-variables
+    /// correction (the noise subtracted from ΣÃ²) moves g by under 1 % even if the noise model were
+    /// off by 100 %. Under the sodium lamp of the committed fixtures the ambient light has almost no
+    /// blue: profiles whose blue bend was mostly noise read blue's g 49 times green's, consistently,
+    /// and the coarse scale (3.2, 1, 49) was applied to a pair whose channels agree (48 ΔE00).
+    static let coarseChannelScaleBend = 100.0
+
+    /// One profile's three channels: g and its standard error, Q, the summed misfit and each
+    /// channel's `bendToNoise`.
+    struct ThreeChannelProfile { var g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double, bend: SIMD3<Double> }
+
+    /// ΣÃ² of a detrended ambient profile over the part of it its noise adds, (n − 2)·σ²_A.
+    static func bendToNoise(ambient ap: [Double], ambientVariance va: Double) -> Double {
+        let aa = ap.reduce(0) { $0 + $1 * $1 }, noise = Double(ap.count - 2) * va
+        return noise > 0 ? aa / noise : .infinity
+    }
+
     /// `ChannelScale` from the profiles that each channel's own g explains, each channel's g known
-    /// to `profileError` (relative standard error).
-    static func channelScale(_ profiles: [(g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double)],
-                             profileError: Double = channelScaleProfileError) -> ChannelScale? {
+    /// to `profileError` (relative standard error) and each channel's ambient bend at least
+    /// `minimumBend` times its noise's part.
+    static func channelScale(_ profiles: [ThreeChannelProfile], profileError: Double = channelScaleProfileError,
+                             minimumBend: Double = 0) -> ChannelScale? {
         let edges = profiles.filter {
             $0.sigma.y < 0.2 * ($0.q - $0.g.y) && $0.g.y < 0.6 * $0.q && range.contains($0.g.y) && $0.g.x > 0 && $0.g.z > 0
-                && ($0.sigma / $0.g).max() < profileError
+                && ($0.sigma / $0.g).max() < profileError && $0.bend.min() >= minimumBend
         }
         guard edges.count >= minimumSamples else { return nil }
         var factor = SIMD3<Double>(1, 1, 1), error = SIMD3<Double>(0, 0, 0), count = edges.count

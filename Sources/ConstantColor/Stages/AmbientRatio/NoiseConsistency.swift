@@ -35,9 +35,15 @@ public struct NoiseConsistency: Sendable, Equatable {
     /// `max(s, 1/s)` of `relativeScale` s.
     public var ratioErrorFactor: Double { max(relativeScale, 1 / relativeScale) }
 
-    /// `ratioErrorFactor` from which the frames are said to disagree with their ISO tags (4: two
-    /// stops of gain).
-    public static let disagreementFactor = 4.0
+    /// `ratioErrorFactor` from which the frames are said to disagree with their ISO tags: 30. The
+    /// shadow edges find an exposure ratio off by up to ten stops where they can be measured (ISO
+    /// typed 10× and 30× too high on the committed 200 lux pair: found at 10.2× and 30.6×); this
+    /// check is for the factors that hide them (100×: 0.0065 here). Legitimate pairs read far from 1
+    /// too, so the limit stays well away from them (a review): a finely textured subject (±20 % per
+    /// pixel in both frames) 0.13, an ambient frame at ISO 6400 from a sensor whose read noise does
+    /// not grow with the ISO as the profile's model says 0.21, a read-noise-dominated 10 lux frame
+    /// that follows the model (its darkest pixels flagged below black and left out) 0.38.
+    public static let disagreementFactor = 30.0
 
     /// Whether the frames' noise disagrees with their ISO tags by more than `disagreementFactor`.
     public var disagrees: Bool { ratioErrorFactor > Self.disagreementFactor }
