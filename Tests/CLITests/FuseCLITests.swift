@@ -245,6 +245,20 @@ struct FuseCLITests {
 
     /// Writes `scene`'s ambient frame, changed by `change` (the image to change, and the original),
     /// as 16-bit with its EXIF exposure to `path`.
+    /// The scene's ambient frame as a raw converter's other white balance would develop it: each
+    /// channel's signal above the black level 1024 times `gains`, rounded and kept within 0…`clip`.
+    static func writeAmbientWithChannelGains(of scene: String, to path: String, gains: SIMD3<Float>, clip: Float) throws {
+        try writeChangedAmbient(of: scene, to: path) { developed, _ in
+            let n = developed.pixelCount
+            for c in 0..<3 {
+                for i in 0..<n {
+                    let k = c * n + i
+                    developed.samples[k] = min(clip, max(0, (1024 + (developed.samples[k] - 1024) * gains[c]).rounded()))
+                }
+            }
+        }
+    }
+
     static func writeChangedAmbient(of scene: String, to path: String, _ change: (inout PlanarImage, PlanarImage) -> Void) throws {
         let ambient = try TIFFReader.read(path: scene + "/ambient.tif")
         var image = ambient.image
@@ -261,16 +275,7 @@ struct FuseCLITests {
         let render = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--flash-lux", "700", "--seed", "1",
                                   "--spectra", FlatFieldCLITests.spectra, "--out", scene])
         #expect(render.status == 0, "\(render.stderr)")
-        let gains: SIMD3<Float> = [2, 1, 1.5]
-        try Self.writeChangedAmbient(of: scene, to: dir.appendingPathComponent("ambient.tif").path) { developed, _ in
-            let n = developed.pixelCount
-            for c in 0..<3 {
-                for i in 0..<n {
-                    let k = c * n + i
-                    developed.samples[k] = min(65535, max(0, (1024 + (developed.samples[k] - 1024) * gains[c]).rounded()))
-                }
-            }
-        }
+        try Self.writeAmbientWithChannelGains(of: scene, to: dir.appendingPathComponent("ambient.tif").path, gains: [2, 1, 1.5], clip: 65535)
         func fuse(_ ambientPath: String, _ tag: String) throws -> (stderr: String, ratio: [String: JSONValue]) {
             let r = try CLI.run(["fuse", scene + "/flash.tif", ambientPath, "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
                                  "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
@@ -300,15 +305,7 @@ struct FuseCLITests {
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let gains: SIMD3<Float> = [1.1, 1, 0.9]
-        try Self.writeChangedAmbient(of: scene, to: dir.appendingPathComponent("ambient.tif").path) { developed, _ in
-            let n = developed.pixelCount
-            for c in 0..<3 {
-                for i in 0..<n {
-                    let k = c * n + i
-                    developed.samples[k] = min(60000, max(0, (1024 + (developed.samples[k] - 1024) * gains[c]).rounded()))
-                }
-            }
-        }
+        try Self.writeAmbientWithChannelGains(of: scene, to: dir.appendingPathComponent("ambient.tif").path, gains: gains, clip: 60000)
         func fuse(_ ambientPath: String, _ tag: String) throws -> (stderr: String, report: [String: JSONValue]) {
             let r = try CLI.run(["fuse", scene + "/flash.tif", ambientPath, "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
                                  "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",

@@ -213,18 +213,21 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
 
     /// Whether a coarse channel scale (`IlluminationEdgeRatio.coarseChannelScaleProfileError`) is
     /// applied where no precise one was measured: some channel off green's by more than
-    /// `coarseChannelScaleLimit` and four of its standard errors. On the review's pairs whose
-    /// channels agree it read 0.98–1.14 (the selection's bias in weak ambient light; up to 1.29 on
-    /// the hard fixtures' demosaiced 50 lux pairs, whose ambient light is weak in red); with
-    /// multipliers (1.5, 1, 0.7) and (2, 1, 1.5) between the frames 0.67–0.76 / 1.41–1.50 and
-    /// 0.49–0.57 / 0.65–0.70 (truth 0.667 / 1.429 and 0.5 / 0.667).
+    /// `coarseChannelScaleLimit` and four of its standard errors. Measured before the profiles'
+    /// bends were required to be strong (`IlluminationEdgeRatio.coarseChannelScaleBend`): on the
+    /// review's pairs whose channels agree it read 0.98–1.14 (the selection's bias in weak ambient
+    /// light; up to 1.29 on the hard fixtures' demosaiced 50 lux pairs, whose ambient light is weak
+    /// in red); with multipliers (1.5, 1, 0.7) and (2, 1, 1.5) between the frames 0.67–0.76 /
+    /// 1.41–1.50 and 0.49–0.57 / 0.65–0.70 (truth 0.667 / 1.429 and 0.5 / 0.667).
     ///
     /// The coarse profiles' bias is told from a real difference by what the scale does to them:
     /// where the channels are off by k, dividing each channel's g by k makes most profiles whose
     /// channels disagreed agree (the agreeing share rose by 0.22–0.96 on the review's pairs);
-    /// where k is the bias of a channel weak in the ambient light it barely moves (≤ 0.054 on the
-    /// 90 hard conditions, where k read up to 1.29). Both are required: k grossly off, and a rise
-    /// of at least `coarseChannelAgreementGain`.
+    /// where k is the scattered bias of a channel weak in the ambient light it barely moves (≤ 0.054
+    /// on the 90 hard conditions). Both are required: k grossly off, and a rise of at least
+    /// `coarseChannelAgreementGain`. A bias that is consistent is not told apart this way (under
+    /// a sodium lamp, blue's g read 49 times green's on every profile of noise, and the scale
+    /// "explained" them all): that is what the bend requirement keeps out.
     static func coarseChannelScaleIsGross(_ k: IlluminationEdgeRatio.ChannelScale) -> Bool {
         let off = (0..<3).contains { c in
             let offset = abs(log(k.factor[c]))
