@@ -113,12 +113,17 @@ struct FlatFieldCLITests {
         return xyz.map { ColorScience.lab(fromXYZ: $0 * k, white: ColorScience.whiteD65XYZ) }
     }
 
+    /// The profile with a map fitted to a flat field of 12 % blue loss at the corners, in `dir` (`ff.flash.json`).
+    static func shadedProfile(in dir: URL) throws -> String {
+        _ = try flatFieldProfile(blueLoss: 0.12, in: dir, name: "ff")
+        return dir.appendingPathComponent("ff.flash.json").path
+    }
+
     @Test("the map records its capture's size; frames of another aspect (rotated) are refused, not corrected with the flash's axis elsewhere")
     func mapAspect() throws {
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (_, _) = try Self.flatFieldProfile(blueLoss: 0.12, in: dir, name: "ff")
-        let profile = dir.appendingPathComponent("ff.flash.json").path
+        let profile = try Self.shadedProfile(in: dir)
         let shading = try #require(try FlashProfile(path: profile).shading)
         #expect(shading.captureSize == SIMD2(Self.width, Self.height))
         let rotated = dir.appendingPathComponent("rotated").path
@@ -139,8 +144,7 @@ struct FlatFieldCLITests {
     func fuseWithMap() throws {
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (_, _) = try Self.flatFieldProfile(blueLoss: 0.12, in: dir, name: "ff")
-        let shadedProfile = dir.appendingPathComponent("ff.flash.json").path
+        let shadedProfile = try Self.shadedProfile(in: dir)
         // The same scene and noise-free render, with and without flash colour shading (no other fault).
         for (name, extra) in [("plain", [String]()), ("shaded", ["--flash-shading", "0.12"])] {
             try Self.run(["synth", "--preset", "200lux-4000K-on", "--no-noise", "--spectra", Self.spectra,

@@ -35,7 +35,7 @@ struct IlluminationEdgeProfileTests {
             f[i] = r * (level + illumination) + q * material + 40 * step + 0.3 * step * Double(s) + vf.squareRoot() * draws.normal()
         }
         IlluminationEdgeRatio.detrended(&a); IlluminationEdgeRatio.detrended(&f)
-        return IlluminationEdgeRatio.channelFit(flash: f, ambient: a, flashVariance: vf, ambientVariance: va, level: level)
+        return IlluminationEdgeRatio.channelFit(flash: f, ambient: a, flashVariance: vf, ambientVariance: va, level: level).map { ($0.g, $0.sigma, $0.misfit) }
     }
 
     @Test func cleanProfilesGiveRWithinTheirErrorAndFailTheMisfitLimitOnePercentOfTheTime() {

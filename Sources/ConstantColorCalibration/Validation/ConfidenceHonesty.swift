@@ -247,6 +247,14 @@ public struct ExposureRatioScore: Sendable, Equatable {
         self.nominal = nominal; self.estimated = estimated; self.trueRatio = trueRatio; self.effective = effective
     }
 
+    /// The truth's ratios from a truth.json (`exposure.trueAmbientToFlashRatio`, else the inverse of
+    /// `exposure.ratioFlashToAmbient`; `exposure.effectiveAmbientToFlashRatio`), nil where absent.
+    public static func truth(in truth: JSONValue) -> (trueRatio: Double?, effective: Double?) {
+        let exposure = truth.object?["exposure"]?.object
+        return (exposure?["trueAmbientToFlashRatio"]?.double ?? exposure?["ratioFlashToAmbient"]?.double.map { 1 / $0 },
+                exposure?["effectiveAmbientToFlashRatio"]?.double)
+    }
+
     /// Reads the estimate from a report: `exposure.estimatedAmbientToFlashRatio`, nil when absent.
     /// (Read from the report itself: a JSON round trip lost it whenever another of the report's
     /// numbers, such as the residual of featureless frames, was infinite.)

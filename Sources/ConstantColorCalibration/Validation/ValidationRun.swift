@@ -131,11 +131,8 @@ public enum ValidationRun {
                 truth.ambientLux.append(nil)
             }
             if json.object?["labels"] != nil { truth.labelledCount += 1 }
-            let exposure = json.object?["exposure"]?.object
-            if exposure?["trueAmbientToFlashRatio"]?.double != nil || exposure?["ratioFlashToAmbient"]?.double != nil
-                || exposure?["effectiveAmbientToFlashRatio"]?.double != nil {
-                truth.trueRatioCount += 1
-            }
+            let ratios = ExposureRatioScore.truth(in: json)
+            if ratios.trueRatio != nil || ratios.effective != nil { truth.trueRatioCount += 1 }
         }
         return truth
     }
@@ -191,11 +188,10 @@ public enum ValidationRun {
             outputLabels: outputMask, ambientLabels: masks.ambient, file: path("flash.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
-        let exposure = truth.object?["exposure"]?.object
+        let ratios = ExposureRatioScore.truth(in: truth)
         score.exposureRatio = ExposureRatioScore(
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
-            trueRatio: exposure?["trueAmbientToFlashRatio"]?.double ?? exposure?["ratioFlashToAmbient"]?.double.map { 1 / $0 },
-            effective: exposure?["effectiveAmbientToFlashRatio"]?.double)
+            trueRatio: ratios.trueRatio, effective: ratios.effective)
         return score
     }
 

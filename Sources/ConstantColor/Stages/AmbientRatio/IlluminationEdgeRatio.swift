@@ -82,7 +82,8 @@ enum IlluminationEdgeRatio {
     }
 
     /// One channel's coefficient g of F′ on A along a profile whose line is removed (`detrended`), its
-    /// standard error, and its misfit `Σ(F̃ − g·Ã)² / (σ²_F + g²σ²_A)`; nil when A's bend is too weak
+    /// standard error, its misfit `Σ(F̃ − g·Ã)² / (σ²_F + g²σ²_A)` and its bend `ΣÃ² / ((n − 2)·σ²_A)`
+    /// (A's bend over the part of it its noise adds); nil when A's bend is too weak
     /// against its noise (`level`: A at the profile's centre). `flashVariance` and `ambientVariance`
     /// are one sample's noise variances.
     ///
@@ -91,7 +92,7 @@ enum IlluminationEdgeRatio {
     /// least ten times that noise are used. Across an illumination edge alone `F̃ − g·Ã` is noise, so
     /// the misfit is χ² with n − 3 degrees of freedom (the line and g).
     static func channelFit(flash fp: [Double], ambient ap: [Double], flashVariance vf: Double, ambientVariance va: Double,
-                           level: Double) -> (g: Double, sigma: Double, misfit: Double)? {
+                           level: Double) -> (g: Double, sigma: Double, misfit: Double, bend: Double)? {
         var aa = 0.0, fa = 0.0
         for i in ap.indices { aa += ap[i] * ap[i]; fa += fp[i] * ap[i] }
         let noise = Double(ap.count - 2) * va
@@ -101,7 +102,7 @@ enum IlluminationEdgeRatio {
         let sigma = max(1e-4, ((vf + g * g * va) / signal).squareRoot())
         var residual = 0.0
         for i in ap.indices { let e = fp[i] - g * ap[i]; residual += e * e }
-        return (g, sigma, residual / (vf + g * g * va))
+        return (g, sigma, residual / (vf + g * g * va), aa / noise)
     }
 
     /// The 99 % point of χ² with `channels`·(n − 3) degrees of freedom (n = 11: 8 per channel), the
@@ -184,18 +185,17 @@ enum IlluminationEdgeRatio {
                     guard let fit = Self.channelFit(flash: fp, ambient: ap, flashVariance: p.flashChannelVariance[c][j],
                                                     ambientVariance: p.ambientChannelVariance[c][j], level: a[j]) else { continue }
                     gs[c] = fit.g; ws[c] = 1 / (fit.sigma * fit.sigma); sw += ws[c]; swg += ws[c] * fit.g; used += 1
-                    bends[c] = Self.bendToNoise(ambient: ap, ambientVariance: p.ambientChannelVariance[c][j])
+                    bends[c] = fit.bend
                     misfit += fit.misfit
                 }
                 guard used >= 2 else { continue }
                 let g = swg / sw, sigma = 1 / sw.squareRoot()
                 // Across an illumination edge every channel gives the same g (= r₀); across a
                 // reflectance edge each its own D_c/A_c. χ² of the channels' agreement, 99 % level.
-                var chi = 0.0
-                for c in 0..<3 where ws[c] > 0 { chi += ws[c] * (gs[c] - g) * (gs[c] - g) }
+                let chi = Self.channelChiSquare(gs, weights: ws)
                 let q = fPrimeSum[j] / p.ambient[j]
                 if used == 3 { threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends)) }
-                guard chi < (used == 3 ? 9.21 : 6.63) else { continue }
+                guard chi < Self.channelAgreementLimit(channels: used) else { continue }
                 if range.contains(g) { candidates.append((g, sigma, q, misfit, used)) } else { beyond.append((g, sigma, q, misfit, used)) }
             }
         }
@@ -255,7 +255,7 @@ enum IlluminationEdgeRatio {
     static let coarseChannelScaleProfileError = 0.25
 
     /// The least bend of the ambient profile in every channel, as a multiple of its noise's
-    /// contribution (`bendToNoise`), for the coarse channel scale: 100, so that g's errors-in-variables
+    /// contribution (`channelFit`'s `bend`), for the coarse channel scale: 100, so that g's errors-in-variables
     /// correction (the noise subtracted from ΣÃ²) moves g by under 1 % even if the noise model were
     /// off by 100 %. Under the sodium lamp of the committed fixtures the ambient light has almost no
     /// blue: profiles whose blue bend was mostly noise read blue's g 49 times green's, consistently,
@@ -263,14 +263,19 @@ enum IlluminationEdgeRatio {
     static let coarseChannelScaleBend = 100.0
 
     /// One profile's three channels: g and its standard error, Q, the summed misfit and each
-    /// channel's `bendToNoise`.
+    /// channel's bend (`channelFit`).
     struct ThreeChannelProfile { var g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double, bend: SIMD3<Double> }
 
-    /// ΣÃ² of a detrended ambient profile over the part of it its noise adds, (n − 2)·σ²_A.
-    static func bendToNoise(ambient ap: [Double], ambientVariance va: Double) -> Double {
-        let aa = ap.reduce(0) { $0 + $1 * $1 }, noise = Double(ap.count - 2) * va
-        return noise > 0 ? aa / noise : .infinity
+    /// The channels' χ² of agreement on one g: `Σ w_c (g_c − ḡ)²`, ḡ their weighted mean (a channel
+    /// of weight 0 does not count).
+    static func channelChiSquare(_ g: SIMD3<Double>, weights w: SIMD3<Double>) -> Double {
+        let mean = (w * g).sum() / w.sum()
+        return (w * (g - mean) * (g - mean)).sum()
     }
+
+    /// The 99 % point of χ² with `channels` − 1 degrees of freedom: the most disagreement the
+    /// channels of an illumination edge may show.
+    static func channelAgreementLimit(channels: Int) -> Double { channels == 3 ? 9.21 : 6.63 }
 
     /// `ChannelScale` from the profiles that each channel's own g explains, each channel's g known
     /// to `profileError` (relative standard error) and each channel's ambient bend at least
@@ -293,9 +298,8 @@ enum IlluminationEdgeRatio {
         }
         func agreeing(_ k: SIMD3<Double>) -> Double {
             Double(edges.filter { e in
-                let g = e.g / k, sigma = e.sigma / k
-                let w = 1 / (sigma * sigma), mean = (w * g).sum() / w.sum()
-                return (w * (g - mean) * (g - mean)).sum() < 9.21
+                let sigma = e.sigma / k
+                return channelChiSquare(e.g / k, weights: 1 / (sigma * sigma)) < channelAgreementLimit(channels: 3)
             }.count) / Double(edges.count)
         }
         return ChannelScale(factor: factor, relativeStandardError: error, sampleCount: count,
