@@ -154,6 +154,30 @@ struct AmbientRatioTests {
         #expect(nominal.rms > 0.02)
     }
 
+    /// A coloured spot light beside steady white light (a lamp's pool, a coloured LED): the ambient
+    /// light varies across the frame in a way no smooth field fits, and it is not banding. The fit
+    /// of Q = F/A's changes read the spot as a 1.4-cycle banding of about 12 % (r₀ 11–16 % off with
+    /// about 1 % stated; 3–6 % of the confident pixels more than 3 ΔE00 off), and with EXIF's ratio
+    /// 15–20 % off as well the changes of F − r̄·A kept that structure until r̄ was the edges' r₀.
+    @Test("a coloured spot light, steady, EXIF exact or off: no banding invented, r0 within 1 %",
+          arguments: [1.0, 1.15, 0.87])
+    func colouredSpotIsNotBanding(ambientTimeFactor: Double) throws {
+        var c = SynthCondition(name: "spot", description: "150 lux 4000 K plus a 525 nm LED spot of 120 lux.",
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 4000, duv: 0), lux: 150),
+                                        AmbientLight(spectrum: .narrowBand(peakNm: 525, halfWidthNm: 15), lux: 120,
+                                                     placement: .spot(centerX: 0.3, centerY: 0.5, sigma: 0.18))])
+        c.effects.exposureError = .given(ExposureFactors(flashTime: 1, flashGain: 1, ambientTime: ambientTimeFactor, ambientGain: 1))
+        let (result, truth) = try Self.fuse(c)
+        let e = result.ambientRatio
+        let err = Self.rowError(e, truth)
+        print(String(format: "green spot, ambient time ×%.2f: r0 %.4f (truth %.4f, %@, ±%.4f), banding %d, row RMS %.4f",
+                     ambientTimeFactor, e.baseRatio, truth[0], e.source.rawValue, e.relativeUncertainty, e.banding.count, err.rms))
+        #expect(e.banding.isEmpty)
+        #expect(e.source == .illuminationEdges)
+        #expect(abs(err.mean) < 0.01)
+        #expect(err.rms < 0.01)
+    }
+
     /// Flicker at megapixel sizes: the rows are precise enough there that what the banding model
     /// leaves out dominates. The fall-off regressor P = F/A − 1 held the banding itself, the
     /// frequency's own uncertainty was not in the stated σ, and the fall-off's dependence on the

@@ -11,7 +11,7 @@ import Foundation
 /// - `Δ(y)`, flicker banding: under 100/120 Hz or PWM light each row of a rolling-shutter frame
 ///   integrates a different part of the light's cycle, a sinusoid in the row index (Poplin 2006,
 ///   "An automatic flicker detection method for embedded camera systems"). Each pixel's change of
-///   `Q = F/A` down the frame is regressed on the flash fall-off's share (proportional to `D/A`)
+///   `F − r̄·A` down the frame, over A, is regressed on the flash fall-off's share (proportional to `D/A`)
 ///   plus up to three sinusoids of free frequency, each kept only when an F-test shows it
 ///   (`RowBandingFit`).
 /// - `r₀`, the exposure ratio: across an edge of the ambient light alone (a shadow's penumbra) the
@@ -137,19 +137,38 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let w = flash.image.width, h = flash.image.height
         let interpolation = interpolationVariance(registration, width: w, height: h)
         let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: interpolation)
-        let bandFit = RowBandingFit.fit(reduced)
         let halved = reduced.halved(), shifted = reduced.halved(offset: 1)
-        let banded = halved.bandingFree(bandFit.components)
-        // The blur to give F′ (a = variance/2 in the halved pair's pixels): at least the resampling's,
-        // more where the edges show more (hand shake). The ambient exposure is the longer one, so its
-        // blur is not below the resampling's; a measurement under it is the measurement's own error
-        // (±0.2 px² on 600 × 400 pairs without shake).
         let k2 = Double(halved.block * halved.block)
-        let measured = RelativeBlur.measure([(halved, banded.channels), (shifted, shifted.bandingFree(bandFit.components).channels)])
-        // A 3-tap blur can give at most a = 0.25 (variance 0.5 pixel², [¼, ½, ¼]).
-        let resampling = interpolation / k2 / 2
-        let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
-        var edgeMeasurement = IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur)
+        // r₀ measured on the edges of the pair with `bandFit`'s banding removed, and the blur given to F′ for it.
+        func measureEdges(_ bandFit: RowBandingFit) -> (IlluminationEdgeRatio.Measurement, blur: SIMD2<Double>) {
+            let banded = halved.bandingFree(bandFit.components)
+            // The blur to give F′ (a = variance/2 in the halved pair's pixels): at least the resampling's,
+            // more where the edges show more (hand shake). The ambient exposure is the longer one, so its
+            // blur is not below the resampling's; a measurement under it is the measurement's own error
+            // (±0.2 px² on 600 × 400 pairs without shake).
+            let measured = RelativeBlur.measure([(halved, banded.channels), (shifted, shifted.bandingFree(bandFit.components).channels)])
+            // A 3-tap blur can give at most a = 0.25 (variance 0.5 pixel², [¼, ½, ¼]).
+            let resampling = interpolation / k2 / 2
+            let blur = SIMD2(min(0.25, max(resampling.x, measured.x?.a ?? 0)), min(0.25, max(resampling.y, measured.y?.a ?? 0)))
+            return (IlluminationEdgeRatio.measure(halved, banded: banded, blur: blur), blur)
+        }
+        // The banding is fitted on F − r̄·A (`RowBandingFit.fit(_:ratio:)`): r̄ is first the edges' r₀
+        // on the pair as it is (within the searched range or beyond it; EXIF's 1 where they find
+        // none), which any banding only scatters; a banding fitted with an r̄ far off holds some of
+        // the ambient light's structure, and the edges read through it (EXIF 2× off: beyond the
+        // range at 0.35 for 0.50 when fitted with EXIF's). Where the edges then find r₀ further
+        // than `bandingRefitOffset` from r̄, it is fitted again with r̄ = r₀, up to `bandingRefits` times.
+        let unbanded = measureEdges(RowBandingFit(components: [], relativeVariance: 0)).0
+        var fittedRatio = unbanded.result?.ratio ?? unbanded.beyondRange?.ratio ?? 1
+        var bandFit = RowBandingFit.fit(reduced, ratio: fittedRatio)
+        var (edgeMeasurement, blur) = measureEdges(bandFit)
+        for _ in 0..<Self.bandingRefits {
+            guard let r0 = edgeMeasurement.result?.ratio ?? edgeMeasurement.beyondRange?.ratio,
+                  abs(r0 / fittedRatio - 1) > Self.bandingRefitOffset else { break }
+            fittedRatio = r0
+            bandFit = RowBandingFit.fit(reduced, ratio: r0)
+            (edgeMeasurement, blur) = measureEdges(bandFit)
+        }
         // Channels on different scales in the two frames (`IlluminationEdgeRatio.ChannelScale`):
         // where the edges say so beyond doubt, the ambient channels are rescaled to the flash frame's
         // and r₀ measured again on green's scale.
@@ -179,7 +198,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // confidence falls wherever the ambient light matters (issue 7: lower it where it cannot be
         // compensated) — and `fuse` says so.
         let baseSigma = edgeMeasurement.beyondRange.map { max(measuredSigma, abs($0.ratio - base) / max(base, 1e-9)) } ?? measuredSigma
-        // The banding is fitted as an absolute change of r (it measures changes of Q = F/A), so it
+        // The banding is fitted as an absolute change of r (it measures changes of F − r̄·A over A), so it
         // is added to r₀ as it is.
         var rows = [Float](repeating: 0, count: h)
         for y in 0..<h {
@@ -241,6 +260,15 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
 
     /// The smallest relative coarse channel scale applied (25 %): above the coarse profiles' bias.
     public static let coarseChannelScaleLimit = 0.25
+
+    /// How far the edges' r₀ must be from the r̄ the banding was fitted with (EXIF's 1 at first) for it
+    /// to be fitted again with r₀: the
+    /// changes the banding fit reads keep (r₀ − r)·ΔA/A of the ambient light's own structure, and
+    /// A changes by at most 3 % over a span there (`RowBandingFit.collect`), so within 1 % of r₀
+    /// that is below 0.03 % of r.
+    static let bandingRefitOffset = 0.01
+    /// Most refits of the banding (`bandingRefitOffset`).
+    static let bandingRefits = 3
 
     /// The smallest relative channel scale applied (3 %): below it a white balance difference
     /// between the frames is not told from the edges' own small biases (up to 3.0 % on the hard

@@ -1,15 +1,18 @@
 import Foundation
 
-/// Flicker banding of the flash frame's ambient part (`AmbientRatioEstimate`). Away from edges
-/// `Q = F/A = P + r(y)` with `P = D/A = κ·w·E/L` (κ the surface's flash-to-ambient contrast, E and
-/// L the flash and ambient illuminance), so at a pixel the change of Q over ±b rows is
-/// `d = r(y + b) − r(y − b) + 2δ·P·γ`, γ = ∂log(E/L)/∂t: the fall-off's share is proportional to P
-/// (four times larger in a shadow's core, where L is a quarter) and γ varies smoothly down the
-/// frame and across it (a polynomial in t and the column u, `columnTerms`), while the banding is
-/// the same in every column. The ambient frame bands too (`A ∝ G_A(y)`, so `P ∝ 1/G_A`): each
-/// component therefore has a part proportional to P (the ambient frame's banding) besides the part
-/// common to all pixels (r's banding, `r = r₀·G_F/G_A`); P's spread within rows (shadows, surfaces)
-/// tells them apart. Each pixel's `d` is regressed on `P·γ(t, u)` and the banding by weighted least
+/// Flicker banding of the flash frame's ambient part (`AmbientRatioEstimate`). The flash frame is
+/// `F = D + r(y)·A` (r = r₀·G_F/G_A, the frames' rolling-shutter row gains), so away from edges the
+/// change over ±b rows of `F − r̄·A`, divided by the centre's A, is
+/// `d = r(y + b) − r(y − b) + 2δ·P·γ + (r − r̄)·ΔA/A`, with `P = D/A` and γ = ∂log D/∂t, the
+/// flash's fall-off (a polynomial in t and the column u, `columnTerms`), while the banding is the
+/// same in every column; P's spread within rows (shadows, surfaces) tells them apart. r̄ is EXIF's
+/// 1, or the edges' r₀ where they find it off (`AmbientRatioEstimate.bandingRefitOffset`), so the
+/// last term is small. The ambient light's own structure (a spot light's pool, a window's
+/// gradient, the ambient frame's banding) is thereby taken out as it was measured, not modelled:
+/// the change of `Q = F/A` that this fit read before holds `P·∂log A/∂t` instead, which only a
+/// smooth ambient field fits; a green LED spot beside steady light was read as a 1.4-cycle banding
+/// of 12 % (r₀ 11–16 % off, about 1 % stated, 3–6 % of the confident pixels more than 3 ΔE00 off).
+/// Each pixel's `d` is regressed on `P·γ(t, u)` and the banding by weighted least
 /// squares (weights from the noise models, Tukey's biweight against misfits, Beaton & Tukey 1974).
 /// Two spans are used: b = 1 row (every frequency up to one cycle per six rows) and b = height/40
 /// (less noise for the slow mains banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt`
@@ -51,9 +54,10 @@ struct RowBandingFit {
     }
 
     /// Powers of s in γ(t, u) of the coarse frequency scan (and the robust weights): a line,
-    /// the fall-off's main part. A cubic there is nearly collinear with the ambient frame's own
-    /// banding (also proportional to P) at the mains' ≈ 2 cycles per frame and leads the scan astray
-    /// (100 Hz over a 20 ms readout, 2.0 cycles, came out at 2.2 with spurious 3.1 and 4.0 at 1 MP).
+    /// the fall-off's main part. In the fit of Q's changes (before the changes of F − r̄·A), which had
+    /// the ambient frame's own banding as terms proportional to P, a cubic there was nearly collinear
+    /// with them at the mains' ≈ 2 cycles per frame and led the scan astray (100 Hz over a 20 ms
+    /// readout, 2.0 cycles, came out at 2.2 with spurious 3.1 and 4.0 at 1 MP).
     static let slopeTerms = 2
     /// Powers of s in γ(t, u) of the refinement, the F-test and the final fit: a cubic. A point
     /// flash's `∂log E/∂y = −3y/(d² + x² + y²)` is a line only near the axis; over a frame its cubic
@@ -71,7 +75,7 @@ struct RowBandingFit {
     /// three kept a spurious 1.2-cycle component of 3 % beside it (r₀ −1.1 %).
     static let columnTerms: [(column: Int, power: Int)] = [(1, 0), (1, 1), (2, 0), (2, 1)]
 
-    /// One pixel's change of Q over its group's span, its P, its column u and its noise weight 1/σ².
+    /// One pixel's change d over its group's span (`F − r̄·A` over A), its P, its column u and its noise weight 1/σ².
     struct PixelSample { var group: Int, p: Double, d: Double, u: Double, w: Double }
 
     /// One row and span: frame fraction, half span δ, and the weighted sums of its pixels over the
@@ -87,7 +91,7 @@ struct RowBandingFit {
         static func kinds(p: Double, u: Double) -> SIMD4<Double> { SIMD4(1, p, p * u, p * u * u) }
     }
 
-    static func fit(_ p: ReducedFramePair) -> RowBandingFit {
+    static func fit(_ p: ReducedFramePair, ratio: Double = 1) -> RowBandingFit {
         // The two spans' samples, one span per core, then joined in order (the second's group
         // indices after the first's).
         var parts = [([Group], [PixelSample])](repeating: ([], []), count: 2)
@@ -95,7 +99,7 @@ struct RowBandingFit {
             let out = SharedMutableBuffer(buffer)
             DispatchQueue.concurrentPerform(iterations: 2) { i in
                 var g: [Group] = [], s: [PixelSample] = []
-                collect(p, span: i == 0 ? 1 : max(2, p.height / 40), into: &g, &s)
+                collect(p, span: i == 0 ? 1 : max(2, p.height / 40), ratio: ratio, into: &g, &s)
                 out[i] = (g, s)
             }
         }
@@ -171,7 +175,7 @@ struct RowBandingFit {
                   let smoothWith = solve(stats, frequencies: found + [nuBest], terms: smoothTerms) else { break }
             let dof = Double(groups.count - smoothWith.parameterCount)
             let f = ((smoothBase.rssBetween - smoothWith.rssBetween) / 2) / (smoothWith.rssBetween / dof)
-            let k = firstBanding(terms: smoothTerms) + 4 * found.count
+            let k = firstBanding(terms: smoothTerms) + coefficientsPerComponent * found.count
             let amplitude = (smoothWith.coefficients[k] * smoothWith.coefficients[k]
                              + smoothWith.coefficients[k + 1] * smoothWith.coefficients[k + 1]).squareRoot()
             guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
@@ -208,7 +212,7 @@ struct RowBandingFit {
         if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
         var components: [RowBanding] = []
         for (i, nu) in found.enumerated() {
-            let k = firstBanding(terms: current.terms) + 4 * i
+            let k = firstBanding(terms: current.terms) + coefficientsPerComponent * i
             components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
                                          sineAmplitude: current.coefficients[k + 1]))
         }
@@ -218,7 +222,7 @@ struct RowBandingFit {
 
     /// Pixels away from edges (horizontal log-gradients of both frames and the change of log `A`
     /// over the span small; the banding itself is vertical, in `F` only), one group per row.
-    static func collect(_ p: ReducedFramePair, span b: Int, into groups: inout [Group], _ samples: inout [PixelSample]) {
+    static func collect(_ p: ReducedFramePair, span b: Int, ratio: Double, into groups: inout [Group], _ samples: inout [PixelSample]) {
         let w = p.width, h = p.height
         let halfSpan = Double(b * p.block) / Double(p.fullHeight)
         func quiet(_ v: [Double], _ vv: [Double], _ a: Int, _ c: Int) -> Bool {
@@ -227,11 +231,6 @@ struct RowBandingFit {
         }
         func usable(_ i: Int) -> Bool {
             p.valid[i] && p.ambient[i] > 20 * p.ambientVariance[i].squareRoot() && p.flash[i] > 0
-        }
-        // σ²(Q) = Q²·(σ²_F/F² + σ²_A/A²).
-        func qVariance(_ i: Int) -> Double {
-            let q = p.flash[i] / p.ambient[i]
-            return q * q * (p.flashVariance[i] / (p.flash[i] * p.flash[i]) + p.ambientVariance[i] / (p.ambient[i] * p.ambient[i]))
         }
         for y in b..<max(b, h - b) {
             let first = samples.count
@@ -246,9 +245,11 @@ struct RowBandingFit {
                 for c in 0..<3 where !(quiet(p.ambientChannels[c], p.ambientChannelVariance[c], up, j)
                                        && quiet(p.ambientChannels[c], p.ambientChannelVariance[c], j, dn)) { same = false }
                 guard same else { continue }
-                let d = p.flash[up] / p.ambient[up] - p.flash[dn] / p.ambient[dn]
-                samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - 1, d: d,
-                                           u: (2 * Double(x) + 1) / Double(w) - 1, w: 1 / (qVariance(up) + qVariance(dn))))
+                let d = ((p.flash[up] - ratio * p.ambient[up]) - (p.flash[dn] - ratio * p.ambient[dn])) / p.ambient[j]
+                let v = (p.flashVariance[up] + p.flashVariance[dn] + ratio * ratio * (p.ambientVariance[up] + p.ambientVariance[dn]))
+                    / (p.ambient[j] * p.ambient[j])
+                samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - ratio, d: d,
+                                           u: (2 * Double(x) + 1) / Double(w) - 1, w: 1 / v))
             }
             if samples.count - first >= max(10, w / 8) {
                 groups.append(Group(t: p.frameFraction(row: y), halfSpan: halfSpan))
@@ -305,8 +306,7 @@ struct RowBandingFit {
         var terms: Int
 
         /// For a group: the model's factor of each regressor kind (`Group.kinds`): r's banding change
-        /// (the same for every pixel), then the factors of P, P·u and P·u² (2δ·γ(t, u) and the
-        /// ambient frame's banding).
+        /// (the same for every pixel), then the factors of P, P·u and P·u² (2δ·γ(t, u)).
         func parts(_ g: Group, frequencies: [Double]) -> SIMD4<Double> {
             let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
             var factors = SIMD4<Double>()
@@ -317,7 +317,7 @@ struct RowBandingFit {
         /// r's banding Δ at frame fraction `t`: Σ a cos 2πνt + b sin 2πνt.
         func banding(atFrameFraction t: Double, frequencies: [Double]) -> Double {
             frequencies.enumerated().reduce(0) { sum, c in
-                let k = RowBandingFit.firstBanding(terms: terms) + 4 * c.offset, w = 2 * Double.pi * c.element * t
+                let k = RowBandingFit.firstBanding(terms: terms) + RowBandingFit.coefficientsPerComponent * c.offset, w = 2 * Double.pi * c.element * t
                 return sum + coefficients[k] * cos(w) + coefficients[k + 1] * sin(w)
             }
         }
@@ -341,8 +341,7 @@ struct RowBandingFit {
         func bandingVariance(_ groups: [Group], frequencies: [Double]) -> Double {
             let k = frequencies.count, m = parameterCount, n = m + k
             guard k > 0 else { return 0 }
-            // Columns of J by regressor kind (`Group.kinds`): the basis, then ∂/∂ν_k (r's part common,
-            // the ambient frame's proportional to P).
+            // Columns of J by regressor kind (`Group.kinds`): the basis, then ∂/∂ν_k (common to every pixel).
             var ata = [Double](repeating: 0, count: n * n)
             var columns = [SIMD4<Double>](repeating: .zero, count: n)
             let first = RowBandingFit.firstBanding(terms: terms)
@@ -353,13 +352,12 @@ struct RowBandingFit {
                     columns[i][RowBandingFit.kind(i, terms: terms)] = x[i]
                 }
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu, j = first + 4 * c
+                    let w = 2 * Double.pi * nu, j = first + RowBandingFit.coefficientsPerComponent * c
                     let amp = 2 * sin(w * g.halfSpan), dAmp = 4 * Double.pi * g.halfSpan * cos(w * g.halfSpan)
                     let sn = sin(w * g.t), cs = cos(w * g.t), tw = 2 * Double.pi * g.t
                     // ∂/∂ν of −amp·sin(wt) and of amp·cos(wt).
                     let dx0 = -dAmp * sn - amp * tw * cs, dx1 = dAmp * cs - amp * tw * sn
-                    columns[m + c] = SIMD4(coefficients[j] * dx0 + coefficients[j + 1] * dx1,
-                                           coefficients[j + 2] * dx0 + coefficients[j + 3] * dx1, 0, 0)
+                    columns[m + c] = SIMD4(coefficients[j] * dx0 + coefficients[j + 1] * dx1, 0, 0, 0)
                 }
                 let mo = g.moments
                 for i in 0..<n {
@@ -377,7 +375,7 @@ struct RowBandingFit {
             let scale = rssBetween / Double(max(1, groups.count - n)) * Double(groups.count) / max(totalWeight, 1e-300)
                 * max(1, totalWeight / Double(groups.count))
             // The covariance's rows of r's banding parameters (a, b of each component and the ν's).
-            let index = (0..<k).flatMap { [first + 4 * $0, first + 4 * $0 + 1] } + (0..<k).map { m + $0 }
+            let index = (0..<k).flatMap { [first + RowBandingFit.coefficientsPerComponent * $0, first + RowBandingFit.coefficientsPerComponent * $0 + 1] } + (0..<k).map { m + $0 }
             var cov = [[Double]]()
             for i in index {
                 var e = [Double](repeating: 0, count: n); e[i] = 1
@@ -390,7 +388,7 @@ struct RowBandingFit {
             for r in 0..<rows {
                 let t = (Double(r) + 0.5) / Double(rows)
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu * t, j = first + 4 * c
+                    let w = 2 * Double.pi * nu * t, j = first + RowBandingFit.coefficientsPerComponent * c
                     grad[2 * c] = cos(w); grad[2 * c + 1] = sin(w)
                     grad[2 * k + c] = 2 * Double.pi * t * (-coefficients[j] * sin(w) + coefficients[j + 1] * cos(w))
                 }
@@ -400,42 +398,41 @@ struct RowBandingFit {
         }
     }
 
+    /// Coefficients of one banding component: a and b of `a·cos 2πνt + b·sin 2πνt`.
+    static let coefficientsPerComponent = 2
+
     /// Index of the first banding coefficient: after γ's `terms` powers of s and its `columnTerms`.
     static func firstBanding(terms: Int) -> Int { terms + columnTerms.count }
 
     /// The regressor kind (`Group.kinds`) coefficient `i` multiplies: 0 for r's banding (layout: γ's
-    /// powers of s and its column terms, then per component a, b of r's banding and α, β of the
-    /// ambient frame's, which are proportional to P).
+    /// powers of s and its column terms, then a, b of each component).
     static func kind(_ i: Int, terms: Int) -> Int {
         if i < terms { return 1 }
         let first = firstBanding(terms: terms)
         if i < first { return 1 + columnTerms[i - terms].column }
-        return (i - first) % 4 >= 2 ? 1 : 0
+        return 0
     }
 
     /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by
     /// their kind: P, P·u or P·u²).
     static func basis(_ g: Group, frequencies: [Double], terms: Int) -> [Double] {
         let first = firstBanding(terms: terms)
-        var x = [Double](repeating: 0, count: first + 4 * frequencies.count)
+        var x = [Double](repeating: 0, count: first + coefficientsPerComponent * frequencies.count)
         let s = 2 * g.t - 1
         var p = 2 * g.halfSpan
         for i in 0..<terms { x[i] = p; p *= s }
         for (j, term) in columnTerms.enumerated() { x[terms + j] = 2 * g.halfSpan * pow(s, Double(term.power)) }
         for (k, nu) in frequencies.enumerated() {
-            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = first + 4 * k
+            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = first + coefficientsPerComponent * k
             x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
-            // 1/G_A ≈ 1 − (α cos + β sin): its change over ±δ, times P.
-            x[c + 2] = x[c]; x[c + 3] = x[c + 1]
         }
         return x
     }
 
-    /// Fits every pixel's `d = P·[2δ·γ(t, u) + Σ 2 sin(2πνδ)(−α sin 2πνt + β cos 2πνt)]
-    /// + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `γ = Σᵢ γᵢsⁱ + Σ γⱼ·s^pⱼ·u^kⱼ` (`s = 2t − 1`,
+    /// Fits every pixel's `d = P·2δ·γ(t, u) + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `γ = Σᵢ γᵢsⁱ + Σ γⱼ·s^pⱼ·u^kⱼ` (`s = 2t − 1`,
     /// i < `terms`, j over `columnTerms`), from the groups' sums.
     static func solve(_ groups: [Group], frequencies: [Double], terms: Int = slopeTerms) -> Solution? {
-        let m = firstBanding(terms: terms) + 4 * frequencies.count
+        let m = firstBanding(terms: terms) + coefficientsPerComponent * frequencies.count
         var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
         let kinds = (0..<m).map { kind($0, terms: terms) }
         for g in groups where g.s0 > 0 {
