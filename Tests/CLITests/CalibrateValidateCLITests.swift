@@ -320,6 +320,19 @@ struct CalibrateValidateCLITests {
         let negativeLux = try CLI.run(["validate", set.path] + profiles)
         #expect(negativeLux.status == 2 && negativeLux.stderr.contains("condition.ambientLux' must be a number >= 0"), "\(negativeLux.stderr)")
         try writeSecond { _ in }
+        // A patch square on a flash highlight: the output there is the gap fill, not a measurement,
+        // and it is refused as `calibrate chart` refuses it (it was scored: ΔE00 74.7, check failed).
+        let highlight = try #require(secondOriginal["speculars"]?.array?.first?.object?["center"])
+        var onHighlight = secondPatches, moved = secondPatches[0].object!
+        moved["center"] = highlight; moved["halfSize"] = .number(2)
+        onHighlight[0] = .object(moved)
+        secondChart["patches"] = .array(onHighlight)
+        try writeSecond { $0["chart"] = .object(secondChart) }
+        let onClipped = try CLI.run(["validate", set.path] + profiles)
+        let clippedErrors = onClipped.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(onClipped.status == 2 && onClipped.stderr.contains("200lux-4000K-on/flash.tif: patch 'dark skin' is mostly clipped")
+                && clippedErrors.count == 1, "\(onClipped.stderr)")
+        try writeSecond { _ in }
         // A check the set cannot measure is a usage error, not a failed check (it printed "nan", exit 1).
         let unmeasurable = try CLI.run(["validate", set.path, "--max-confident-wrong", "0.01"] + profiles)
         #expect(unmeasurable.status == 2 && unmeasurable.stderr.contains("--max-confident-wrong cannot be checked")

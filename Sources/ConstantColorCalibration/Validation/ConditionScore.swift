@@ -125,15 +125,21 @@ public enum ValidationScoring {
     ///     patch is sampled over its own material's pixels; occluded patches are flagged and left out
     ///     of the exposure fit and the condition's means. Nil: the whole square (SPEC 5).
     ///   - ambientLabels: the ambient-frame label map (geometry of `ambientPhotoXYZ`), likewise.
+    ///   - flashClipped: the flash frame's clipped pixels (`LinearFrame.clipped`, non-zero where
+    ///     clipped), left out of the output's samples; a patch mostly clipped there is refused, as
+    ///     `calibrate chart` refuses it: the output there is the gap fill, not a measurement
+    ///     (`PatchSamplingError.mostlyClipped`). The ambient photo is scored as it is, clipped or
+    ///     not: it is what a photo in that light gives (the committed blue LED spot clips 'blue
+    ///     flower' in it).
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
                              ambientPhotoXYZ: PlanarImage, confidence: PlanarImage, decision: FusionDecision,
                              centerWeightedConfidence: Double, ambientFromFlash: Matrix3,
                              outputLabels: PatchLabelMask? = nil, ambientLabels: PatchLabelMask? = nil,
-                             file: String) throws(PatchSamplingError) -> ConditionScore {
+                             flashClipped: [UInt8]? = nil, file: String) throws(PatchSamplingError) -> ConditionScore {
         let white = ColorScience.whiteD65XYZ
-        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, labels: outputLabels, file: file)
+        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: flashClipped, labels: outputLabels, file: file)
         let ambientSamples = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, labels: ambientLabels, file: file)
-        let conf = try PatchSampling.sample(confidence, chart: chart, labels: outputLabels, file: file).map(\.median.x)
+        let conf = try PatchSampling.sample(confidence, chart: chart, clipped: flashClipped, labels: outputLabels, file: file).map(\.median.x)
         let measured = measuredSamples.map(\.median)
         let occluded = measuredSamples.map(\.occluded)
         let neutral = chart.neutralIndices.filter { !occluded[$0] }
