@@ -76,7 +76,9 @@ struct RowBandingFit {
     static let columnTerms: [(column: Int, power: Int)] = [(1, 0), (1, 1), (2, 0), (2, 1)]
 
     /// One pixel's change d over its group's span (`F − r̄·A` over A), its P, its column u and its noise weight 1/σ².
-    struct PixelSample { var group: Int, p: Double, d: Double, u: Double, w: Double }
+    /// `up`, `down`: the ambient frame's relative change from the centre to the span's ends,
+    /// `(A(y ± b) − A(y))/A(y)` (`fit`'s correction of d).
+    struct PixelSample { var group: Int, p: Double, d: Double, u: Double, w: Double, up: Double = 0, down: Double = 0 }
 
     /// One row and span: frame fraction, half span δ, and the weighted sums of its pixels over the
     /// regressors' kinds φ = (1, P, P·u, P·u²): `moments` Σw·φₐ·φ_b (4 × 4, row-major) and
@@ -115,10 +117,21 @@ struct RowBandingFit {
         // fall-off's share, so the fall-off term 2δ·γ·P carries a spurious 2δ·γ·Δ(y) that the banding
         // basis partly absorbs (a 100 Hz banding's amplitude came out 5–6 % high at 1 and 3 MP, rows
         // 0.2 % off). Each time components are accepted, P is taken as F/A − 1 − Δ̂(y) instead.
-        let rawP = samples.map(\.p)
+        // Likewise d: exactly, the change of F − r̄·A over A(y) is r(y + b) − r(y − b) + ΔD/A(y)
+        // + (r(y + b) − r̄)·(A(y + b) − A(y))/A(y) − (r(y − b) − r̄)·(A(y − b) − A(y))/A(y); with r̄ the
+        // edges' r₀ the last two terms are the banding times the ambient light's change along the
+        // span, which a light varying down the frame (a spot near the top) turns into a misfit of
+        // the sinusoids (2.04–2.09 cycles for 2.00, rows 2–3 % off). They are taken out with Δ̂.
+        let rawP = samples.map(\.p), rawD = samples.map(\.d)
         func correctP(_ model: Solution, _ frequencies: [Double]) {
             let shift = groups.map { model.banding(atFrameFraction: $0.t, frequencies: frequencies) }
-            for i in samples.indices { samples[i].p = rawP[i] - shift[samples[i].group] }
+            let ends = groups.map { (model.banding(atFrameFraction: $0.t + $0.halfSpan, frequencies: frequencies),
+                                     model.banding(atFrameFraction: $0.t - $0.halfSpan, frequencies: frequencies)) }
+            for i in samples.indices {
+                let g = samples[i].group
+                samples[i].p = rawP[i] - shift[g]
+                samples[i].d = rawD[i] - (ends[g].0 * samples[i].up - ends[g].1 * samples[i].down)
+            }
         }
         let highest = Double(p.height) / 6
         var found: [Double] = []
@@ -249,7 +262,8 @@ struct RowBandingFit {
                 let v = (p.flashVariance[up] + p.flashVariance[dn] + ratio * ratio * (p.ambientVariance[up] + p.ambientVariance[dn]))
                     / (p.ambient[j] * p.ambient[j])
                 samples.append(PixelSample(group: groups.count, p: p.flash[j] / p.ambient[j] - ratio, d: d,
-                                           u: (2 * Double(x) + 1) / Double(w) - 1, w: 1 / v))
+                                           u: (2 * Double(x) + 1) / Double(w) - 1, w: 1 / v,
+                                           up: p.ambient[up] / p.ambient[j] - 1, down: p.ambient[dn] / p.ambient[j] - 1))
             }
             if samples.count - first >= max(10, w / 8) {
                 groups.append(Group(t: p.frameFraction(row: y), halfSpan: halfSpan))
