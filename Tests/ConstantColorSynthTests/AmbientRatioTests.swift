@@ -154,6 +154,16 @@ struct AmbientRatioTests {
         #expect(nominal.rms > 0.02)
     }
 
+    /// Planckian light of `white` K and `lux`, and an LED spot (`peakNm`, `halfWidthNm`) of `spotLux`
+    /// centred at (`x`, `y`) of the frame, σ `sigma`.
+    static func spotCondition(white: Double, lux: Double, peakNm: Double, halfWidthNm: Double, spotLux: Double,
+                              x: Double, y: Double, sigma: Double) -> SynthCondition {
+        SynthCondition(name: "spot", description: "\(lux) lux \(white) K plus a \(peakNm) nm LED spot of \(spotLux) lux.",
+                       lights: [AmbientLight(spectrum: .planckian(cctKelvin: white, duv: 0), lux: lux),
+                                AmbientLight(spectrum: .narrowBand(peakNm: peakNm, halfWidthNm: halfWidthNm), lux: spotLux,
+                                             placement: .spot(centerX: x, centerY: y, sigma: sigma))])
+    }
+
     /// A coloured spot light beside steady white light (a lamp's pool, a coloured LED): the ambient
     /// light varies across the frame in a way no smooth field fits, and it is not banding. The fit
     /// of Q = F/A's changes read the spot as a 1.4-cycle banding of about 12 % (r₀ 11–16 % off with
@@ -162,10 +172,7 @@ struct AmbientRatioTests {
     @Test("a coloured spot light, steady, EXIF exact or off: no banding invented, r0 within 1 %",
           arguments: [1.0, 1.15, 0.87])
     func colouredSpotIsNotBanding(ambientTimeFactor: Double) throws {
-        var c = SynthCondition(name: "spot", description: "150 lux 4000 K plus a 525 nm LED spot of 120 lux.",
-                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 4000, duv: 0), lux: 150),
-                                        AmbientLight(spectrum: .narrowBand(peakNm: 525, halfWidthNm: 15), lux: 120,
-                                                     placement: .spot(centerX: 0.3, centerY: 0.5, sigma: 0.18))])
+        var c = Self.spotCondition(white: 4000, lux: 150, peakNm: 525, halfWidthNm: 15, spotLux: 120, x: 0.3, y: 0.5, sigma: 0.18)
         c.effects.exposureError = .given(ExposureFactors(flashTime: 1, flashGain: 1, ambientTime: ambientTimeFactor, ambientGain: 1))
         let (result, truth) = try Self.fuse(c)
         let e = result.ambientRatio
@@ -185,10 +192,7 @@ struct AmbientRatioTests {
     /// 3 ΔE00 off), with it 0.10–0.15 (1–4 %; what is left is not explained yet).
     @Test("a blue spot near the top under 100 Hz flicker: the rows' error under 0.18 of EXIF's (RMS over three renders)")
     func spotNearTheTopUnderFlicker() throws {
-        var c = SynthCondition(name: "top-spot", description: "60 lux 3000 K plus a 450 nm LED spot of 150 lux near the top.",
-                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 60),
-                                        AmbientLight(spectrum: .narrowBand(peakNm: 450, halfWidthNm: 12), lux: 150,
-                                                     placement: .spot(centerX: 0.5, centerY: 0.2, sigma: 0.3))])
+        var c = Self.spotCondition(white: 3000, lux: 60, peakNm: 450, halfWidthNm: 12, spotLux: 150, x: 0.5, y: 0.2, sigma: 0.3)
         c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.4, phaseCycles: 0.6)
         var ratio2 = 0.0
         for seed: UInt64 in [11, 12, 13] {
@@ -211,10 +215,7 @@ struct AmbientRatioTests {
     /// applied, EXIF's ratio was kept (13 % off) and `fuse` warned of a white balance mismatch.
     @Test("a spot under flicker with EXIF off: no channel scale the edges do not bear out, r0 within 1 %")
     func channelScaleMustKeepTheEdges() throws {
-        var c = SynthCondition(name: "spot", description: "150 lux 4000 K plus a 525 nm LED spot of 120 lux.",
-                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 4000, duv: 0), lux: 150),
-                                        AmbientLight(spectrum: .narrowBand(peakNm: 525, halfWidthNm: 15), lux: 120,
-                                                     placement: .spot(centerX: 0.3, centerY: 0.5, sigma: 0.18))])
+        var c = Self.spotCondition(white: 4000, lux: 150, peakNm: 525, halfWidthNm: 15, spotLux: 120, x: 0.3, y: 0.5, sigma: 0.18)
         c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.3)
         c.effects.exposureError = .given(ExposureFactors(flashTime: 1, flashGain: 1, ambientTime: 1.15, ambientGain: 1))
         let (result, truth) = try Self.fuse(c, width: 600, height: 400, seed: 1)
