@@ -276,11 +276,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// The smallest relative coarse channel scale applied (25 %): above the coarse profiles' bias.
     public static let coarseChannelScaleLimit = 0.25
 
-    /// How far the edges' r₀ must be from the r̄ the banding was fitted with (EXIF's 1 at first) for it
-    /// to be fitted again with r₀: the
-    /// changes the banding fit reads keep (r₀ − r)·ΔA/A of the ambient light's own structure, and
-    /// A changes by at most 3 % over a span there (`RowBandingFit.collect`), so within 1 % of r₀
-    /// that is below 0.03 % of r.
+    /// How far the edges' r₀ must be from the r̄ the banding was fitted with (at first the edges' r₀
+    /// on the unbanded pair) for it to be fitted again with r₀: the changes the banding fit reads
+    /// keep (r₀ − r̄)·ΔA/A of the ambient light's own structure, and A changes by at most 3 % over a
+    /// span there (`RowBandingFit.collect`), so within 1 % of r₀ that is below 0.03 % of r.
     static let bandingRefitOffset = 0.01
     /// Most refits of the banding (`bandingRefitOffset`).
     static let bandingRefits = 3

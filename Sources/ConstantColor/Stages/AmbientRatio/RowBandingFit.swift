@@ -5,9 +5,9 @@ import Foundation
 /// change over ±b rows of `F − r̄·A`, divided by the centre's A, is
 /// `d = r(y + b) − r(y − b) + 2δ·P·γ + (r − r̄)·ΔA/A`, with `P = D/A` and γ = ∂log D/∂t, the
 /// flash's fall-off (a polynomial in t and the column u, `columnTerms`), while the banding is the
-/// same in every column; P's spread within rows (shadows, surfaces) tells them apart. r̄ is EXIF's
-/// 1, or the edges' r₀ where they find it off (`AmbientRatioEstimate.bandingRefitOffset`), so the
-/// last term is small. The ambient light's own structure (a spot light's pool, a window's
+/// same in every column; P's spread within rows (shadows, surfaces) tells them apart. r̄ is the
+/// edges' r₀ (`AmbientRatioEstimate.estimate`, refitted while it moves), so the last term is the
+/// banding times the ambient light's change, which `fit` takes out with its own estimate. The ambient light's own structure (a spot light's pool, a window's
 /// gradient, the ambient frame's banding) is thereby taken out as it was measured, not modelled:
 /// the change of `Q = F/A` that this fit read before holds `P·∂log A/∂t` instead, which only a
 /// smooth ambient field fits; a green LED spot beside steady light was read as a 1.4-cycle banding
@@ -93,6 +93,7 @@ struct RowBandingFit {
         static func kinds(p: Double, u: Double) -> SIMD4<Double> { SIMD4(1, p, p * u, p * u * u) }
     }
 
+    /// The banding of `p`, its changes taken of `F − ratio·A` (`ratio`: r̄, the best r₀ known).
     static func fit(_ p: ReducedFramePair, ratio: Double = 1) -> RowBandingFit {
         // The two spans' samples, one span per core, then joined in order (the second's group
         // indices after the first's).
