@@ -109,6 +109,9 @@ public struct FusionResult: Sendable {
     public var registration: RegistrationResult
     /// The ambient exposure subtracted per row (stage 4a).
     public var ambientRatio: AmbientRatioEstimate
+    /// The flash frame's clipped pixels (`LinearFrame.clipped`: non-zero at the white level or far
+    /// below black), flash-frame geometry: where the output measured nothing.
+    public var flashClipped: [UInt8]
 }
 
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
@@ -273,7 +276,7 @@ public enum FusionPipeline {
         return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
                             measurementConfidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,
-                            ambientRatio: ratio)
+                            ambientRatio: ratio, flashClipped: F.clipped)
     }
 }
 

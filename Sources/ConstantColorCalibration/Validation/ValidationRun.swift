@@ -165,9 +165,6 @@ public enum ValidationRun {
         options.countColorimetricUncertainty = countColorimetricUncertainty
         let result = try FusionPipeline.run(flash: f, ambient: a, camera: camera, flashProfile: flash, options: options)
         let ambientFrame = ExposureNormalization.normalize(raw: a.image, exposure: a.exposure, camera: camera)
-        // The flash frame's clipped pixels (at the white level or far below black) measured nothing:
-        // left out of the output's samples.
-        let flashClipped = ExposureNormalization.normalize(raw: f.image, exposure: f.exposure, camera: camera).clipped
         let ambientRendering = AmbientPhotoRendering.render(ambientFrame, flash: flash, primaries: .sRGB).rendering
         let ambientXYZ = ambientRendering.linearOutput(ambientFrame.image, space: .xyz)
         // The output and confidence are in flash-frame geometry (flash labels); the ambient photo is
@@ -188,7 +185,7 @@ public enum ValidationRun {
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash,
-            outputLabels: outputMask, ambientLabels: masks.ambient, flashClipped: flashClipped, file: path("flash.tif"))
+            outputLabels: outputMask, ambientLabels: masks.ambient, flashClipped: result.flashClipped, file: path("flash.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
         let ratios = ExposureRatioScore.truth(in: truth)

@@ -32,13 +32,12 @@ extension SynthCapture {
         // Files of an earlier render that this one would not replace would sit beside its truth.json
         // as if they were its own (a dark-room render over a pair left the pair for validate to
         // score against the dark room's truth).
-        let written: Set<String> = ambient != nil
-            ? [FileName.flash, FileName.ambient] : Set([FileName.darkroom] + (dark != nil ? [FileName.dark] : []))
+        var written: Set<String> = ambient != nil ? [FileName.flash, FileName.ambient] : [FileName.darkroom]
+        if ambient == nil, dark != nil { written.insert(FileName.dark) }
+        if labels != nil { written.insert(FileName.labels) }
+        if ambientLabels != nil { written.insert(FileName.ambientLabels) }
         let stale = [FileName.flash, FileName.ambient, FileName.darkroom, FileName.dark, FileName.labels, FileName.ambientLabels]
-            .filter { name in
-                !written.contains(name) && !(name == FileName.labels && labels != nil)
-                    && !(name == FileName.ambientLabels && ambientLabels != nil) && FileManager.default.fileExists(atPath: path(name))
-            }
+            .filter { !written.contains($0) && FileManager.default.fileExists(atPath: path($0)) }
         if !stale.isEmpty { throw StaleRenderFiles(folder: directory, names: stale) }
         func options(_ e: ExposureSettings) -> TIFFWriteOptions {
             TIFFWriteOptions(sampleType: .uint16, compression: compression, exposure: e, software: "constant-color synth")

@@ -158,7 +158,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // the ambient light's structure, and the edges read through it (EXIF 2× off: beyond the
         // range at 0.35 for 0.50 when fitted with EXIF's). Where the edges then find r₀ further
         // than `bandingRefitOffset` from r̄, it is fitted again with r̄ = r₀, up to `bandingRefits` times.
-        let unbanded = measureEdges(RowBandingFit(components: [], relativeVariance: 0)).0
+        let unbanded = measureEdges(.none).0
         var fittedRatio = unbanded.result?.ratio ?? unbanded.beyondRange?.ratio ?? 1
         var bandFit = RowBandingFit.fit(reduced, ratio: fittedRatio)
         var (edgeMeasurement, blur) = measureEdges(bandFit)
@@ -174,20 +174,11 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // and r₀ measured again on green's scale.
         var channelScale = SIMD3<Double>(1, 1, 1), channelScaleError = 0.0
         let measuredChannelScale = edgeMeasurement.channelScale, edgeMeasurementCoarse = edgeMeasurement.coarseChannelScale
-        // Where no profile is precise enough for that (the flash outweighs the ambient light), the
-        // coarse profiles' scale, when it is grossly off (`coarseChannelScaleIsGross`), with three
-        // of its standard errors as its uncertainty (its selection bias: up to 3.1 on pairs whose
-        // channels agree) — unless the illumination edges lie beyond the searched range: the
-        // profiles it selects within the range are then not those edges (EXIF 2× off gave a
-        // bogus scale, and the edges' location moved from 0.50 to 0.35).
-        let applied = measuredChannelScale.flatMap { Self.channelScaleIsSignificant($0) ? ($0.factor, $0.relativeStandardError.max()) : nil }
-            ?? (measuredChannelScale == nil && edgeMeasurement.beyondRange == nil ? edgeMeasurementCoarse.flatMap {
-                Self.coarseChannelScaleIsGross($0) ? ($0.factor, 3 * $0.relativeStandardError.max()) : nil } : nil)
         // The scale stands only where the edges agree on r₀ at least as widely with it as without it
         // (`scaleKeepsEdges`): a spot light's profiles under a banding not quite removed read a
         // scale (1.73, 1, 4.97) from 40 profiles of a pair developed alike, with which no
         // illumination edge was left, against 326 without it.
-        if let (factor, error) = applied {
+        if let (factor, error) = Self.channelScaleToApply(edgeMeasurement) {
             let scaled = halved.scalingAmbientChannels(factor)
             let rescaled = IlluminationEdgeRatio.measure(scaled, banded: scaled.bandingFree(bandFit.components), blur: blur)
             if Self.scaleKeepsEdges(unscaled: edgeMeasurement.result, scaled: rescaled.result) {
@@ -223,6 +214,21 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     coarseChannelScale: edgeMeasurementCoarse?.factor, coarseChannelScaleError: edgeMeasurementCoarse?.relativeStandardError,
                                     coarseChannelAgreement: edgeMeasurementCoarse?.agreeingFraction,
                                     coarseChannelAgreementScaled: edgeMeasurementCoarse?.agreeingFractionScaled)
+    }
+
+    /// The channel scale to try and its relative uncertainty: the precise one where it is
+    /// significant (`channelScaleIsSignificant`); where no profile is precise enough for that (the
+    /// flash outweighs the ambient light), the coarse profiles' scale, when it is grossly off
+    /// (`coarseChannelScaleIsGross`), with three of its standard errors as its uncertainty (its
+    /// selection bias: up to 3.1 on pairs whose channels agree) — unless the illumination edges lie
+    /// beyond the searched range: the profiles it selects within the range are then not those
+    /// edges (EXIF 2× off gave a bogus scale, and the edges' location moved from 0.50 to 0.35).
+    static func channelScaleToApply(_ m: IlluminationEdgeRatio.Measurement) -> (factor: SIMD3<Double>, error: Double)? {
+        if let k = m.channelScale {
+            return channelScaleIsSignificant(k) ? (k.factor, k.relativeStandardError.max()) : nil
+        }
+        guard m.beyondRange == nil, let k = m.coarseChannelScale, coarseChannelScaleIsGross(k) else { return nil }
+        return (k.factor, 3 * k.relativeStandardError.max())
     }
 
     /// Whether a channel scale is borne out by the edges: with it, at least as many profiles agree on

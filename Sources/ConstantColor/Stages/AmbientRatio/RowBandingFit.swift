@@ -31,6 +31,9 @@ struct RowBandingFit {
     /// Variance of the fitted banding from its parameters' uncertainty (mean over the frame).
     var relativeVariance: Double
 
+    /// No banding.
+    static let none = RowBandingFit(components: [], relativeVariance: 0)
+
     /// Most components fitted (mains flicker, its PWM beat, one more).
     static let maximumComponents = 3
     /// F statistic a component must exceed.
@@ -112,7 +115,7 @@ struct RowBandingFit {
         let offset = parts[0].0.count
         for var sample in parts[1].1 { sample.group += offset; samples.append(sample) }
         parts = []
-        guard groups.count >= 48 else { return RowBandingFit(components: [], relativeVariance: 0) }
+        guard groups.count >= 48 else { return .none }
         var robust = [Double](repeating: 1, count: samples.count)
         // The regressor P = F/A − 1 is D/A + (r(y) − 1): it holds r's banding Δ(y) besides the
         // fall-off's share, so the fall-off term 2δ·γ·P carries a spurious 2δ·γ·Δ(y) that the banding
@@ -140,7 +143,7 @@ struct RowBandingFit {
             robust = Self.tukeyWeights(samples, groups, model, frequencies)
         }
         var stats = accumulate(samples, robust, groups)
-        guard var current = solve(stats, frequencies: []) else { return RowBandingFit(components: [], relativeVariance: 0) }
+        guard var current = solve(stats, frequencies: []) else { return .none }
         for _ in 0..<3 {
             reweight(current, [])
             stats = accumulate(samples, robust, groups)
@@ -200,7 +203,7 @@ struct RowBandingFit {
             stats = accumulate(samples, robust, groups)
             if let refit = solve(stats, frequencies: found) { current = refit }
         }
-        guard !found.isEmpty else { return RowBandingFit(components: [], relativeVariance: 0) }
+        guard !found.isEmpty else { return .none }
         // Each frequency was found with P still holding that component's banding: refined again
         // (±0.1 cycle, the others fixed) with P corrected, then P corrected by the refined fit.
         for k in found.indices {
