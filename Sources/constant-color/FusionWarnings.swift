@@ -23,6 +23,10 @@ enum FusionWarnings {
         if let far = result.ambientRatio.edgeRatioBeyondRange {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
+        if let excess = result.ambientRatio.rowBandExcessVariance {
+            let bands = result.ambientRatio.edgeRatioByRowBand.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
+            lines.append("warning: ambient shadow edges put the exposure ratio at \(bands) (× EXIF's, top to bottom) in bands of rows, further apart than their errors allow: the flicker banding is not what its model describes (a flicker slower than a cycle per frame beside a light that varies down it?); its rows may be off by \(String(format: "%.1f", 100 * excess.squareRoot())) %, which the confidence counts wherever the ambient light matters")
+        }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata
                 ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"

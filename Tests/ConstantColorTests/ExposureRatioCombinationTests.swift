@@ -95,4 +95,23 @@ struct ExposureRatioUncertaintyOptionTests {
         let message = FusionError.invalidExposureRatioUncertainty(value).description
         #expect(!message.contains("\n") && message.contains(">= 0"))
     }
+
+    /// `rowBandExcess` on given band measurements: bands that agree within their errors add
+    /// nothing; one band 2 % off at 0.2 % adds (0.02² − 0.002²) / r₀²; bands with too few profiles
+    /// (nil) do not count.
+    @Test func rowBandExcessKnownAnswers() {
+        func result(_ bands: [(Double, Double)?]) -> IlluminationEdgeRatio.Result {
+            var r = IlluminationEdgeRatio.Result(ratio: 1.0, standardError: 0.003, sampleCount: 400, misfitScale: 1)
+            r.rowBands = bands.map { $0.map { TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100) } }
+            return r
+        }
+        #expect(AmbientRatioEstimate.rowBandExcess(result([nil, (1.001, 0.002), (0.999, 0.002), (1.002, 0.003)])) == nil)
+        let off = AmbientRatioEstimate.rowBandExcess(result([nil, (1.0, 0.002), (1.0, 0.002), (0.98, 0.002)]))
+        #expect(off != nil && abs(off! - (0.02 * 0.02 - 0.002 * 0.002)) < 1e-9)
+        // One band left: nothing to compare.
+        #expect(AmbientRatioEstimate.rowBandExcess(result([nil, nil, nil, (0.9, 0.002)])) == nil)
+        // χ² just under its 99 % point with 1 degree of freedom (6.635): 1.8² + 1.8² = 6.48.
+        #expect(AmbientRatioEstimate.rowBandExcess(result([(1.0036, 0.002), (0.9964, 0.002)])) == nil)
+        #expect(AmbientRatioEstimate.rowBandExcess(result([(1.004, 0.002), (0.996, 0.002)])) != nil)
+    }
 }

@@ -159,6 +159,12 @@ public struct FusionReport: Sendable, Codable {
         /// (`NoiseConsistency.relativeScale`: about 1 when both ISO tags describe the frames; absent:
         /// not measured).
         public var ambientNoiseRelativeToFlash: Double?
+        /// r₀ as the edges measure it in each of four bands of rows, top to bottom, banding removed
+        /// (null: too few edges there; `AmbientRatioEstimate.edgeRatioByRowBand`). Absent without edges.
+        public var edgeRatioByRowBand: [Double?]?
+        /// Where the bands disagree beyond their errors, the relative standard uncertainty counted for
+        /// it in `relativeUncertainty` (`AmbientRatioEstimate.rowBandExcessVariance`); absent where they agree.
+        public var rowBandRelativeUncertainty: Double?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -174,6 +180,8 @@ public struct FusionReport: Sendable, Codable {
             coarseChannelScaleError = r.coarseChannelScaleError.map { [$0.x, $0.y, $0.z] }
             coarseChannelAgreement = r.coarseChannelAgreement; coarseChannelAgreementScaled = r.coarseChannelAgreementScaled
             ambientNoiseRelativeToFlash = r.noiseConsistency?.relativeScale
+            edgeRatioByRowBand = r.edgeRatioByRowBand.isEmpty ? nil : r.edgeRatioByRowBand
+            rowBandRelativeUncertainty = r.rowBandExcessVariance.map { $0.squareRoot() }
         }
     }
 

@@ -26,7 +26,15 @@ import Foundation
 enum IlluminationEdgeRatio {
     /// The measured ratio, and the candidate profiles' median misfit over its noise-model median
     /// (`misfitMedian`; about 1 where the camera's noise model describes the frames).
-    struct Result { var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double }
+    struct Result {
+        var ratio: Double, standardError: Double, sampleCount: Int, misfitScale: Double
+        /// The same selection's robust location in each of `rowBandCount` bands of rows, top to
+        /// bottom, without the systematic part (nil: fewer than `minimumSamples` profiles there).
+        var rowBands: [TukeyBiweight.Location?] = []
+    }
+
+    /// Bands of rows in which `Result.rowBands` measures r₀ again (`AmbientRatioEstimate.rowBandExcess`).
+    static let rowBandCount = 4
 
     /// What `measure` found: the ratio within `range` (nil: too few profiles), and, where the
     /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`);
@@ -133,7 +141,7 @@ enum IlluminationEdgeRatio {
     static func measure(_ p: ReducedFramePair, banded: (channels: [[Double]], sum: [Double]), blur: SIMD2<Double>) -> Measurement {
         let w = p.width, h = p.height
         guard w >= 5, h >= 5 else { return Measurement(result: nil, beyondRange: nil) }
-        var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int)] = []
+        var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int, t: Double)] = []
         var beyond = candidates
         var threeChannel: [ThreeChannelProfile] = []
         var fPrime = banded.channels
@@ -202,7 +210,8 @@ enum IlluminationEdgeRatio {
                 let q = fPrimeSum[j] / p.ambient[j]
                 if used == 3 { threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends)) }
                 guard chi < Self.channelAgreementLimit(channels: used) else { continue }
-                if range.contains(g) { candidates.append((g, sigma, q, misfit, used)) } else { beyond.append((g, sigma, q, misfit, used)) }
+                let t = (Double(y) + 0.5) / Double(h)
+                if range.contains(g) { candidates.append((g, sigma, q, misfit, used, t)) } else { beyond.append((g, sigma, q, misfit, used, t)) }
             }
         }
         // The profiles that the model explains (`misfitLimit`), against the noise model's scale or,
@@ -224,7 +233,7 @@ enum IlluminationEdgeRatio {
             ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError, minimumBend: coarseChannelScaleBend) : nil
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
-        let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q) }
+        let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q, t: $0.t) }
         // All explained profiles, within the range and beyond, that read as illumination edges by
         // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
         // lie within `plausibleRatios` of EXIF (g near 0 is an edge of the ambient frame the flash
@@ -313,7 +322,7 @@ enum IlluminationEdgeRatio {
     }
 
     /// The illumination cluster of `samples` (within `range`) and its robust mean.
-    static func selection(_ samples: [(g: Double, sigma: Double, q: Double)], misfitScale: Double) -> Result? {
+    static func selection(_ samples: [(g: Double, sigma: Double, q: Double, t: Double)], misfitScale: Double) -> Result? {
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
         // when its noise is small against that gap (σ < 0.2·(Q − r)) and it is nearer r than Q
         // (g < r + 0.4·(Q − r)): the selection then cuts the illumination cluster no closer than
@@ -330,6 +339,14 @@ enum IlluminationEdgeRatio {
             let systematic = systematicRelativeError * centre
             result = Result(ratio: centre, standardError: (l.standardError * l.standardError + systematic * systematic).squareRoot(),
                             sampleCount: l.count, misfitScale: misfitScale)
+            // Each band of rows on its own, from the same selection.
+            result?.rowBands = (0..<rowBandCount).map { k in
+                let band = chosen.filter { min(rowBandCount - 1, Int($0.t * Double(rowBandCount))) == k }
+                guard band.count >= minimumSamples,
+                      let b = TukeyBiweight.location(band.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
+                      b.count >= minimumSamples else { return nil }
+                return b
+            }
             if abs(centre - r) < 1e-5 { break }
             r = centre
         }
