@@ -628,4 +628,30 @@ struct FuseCLITests {
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)
     }
+
+    @Test("flicker slower than a cycle per frame beside a spot near the top (100 Hz, 8 ms readout): the bands of edges disagree, fuse says so in one line and the report gives each band's ratio and the uncertainty counted")
+    func slowBandingIsSaid() throws {
+        let root = FlatFieldCLITests.root
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scene = dir.appendingPathComponent("pair").path
+        let render = try CLI.run(["synth", "--light", "planckian:3000@60", "--light", "led:450:12@150@spot:0.5:0.2:0.3",
+                                  "--flicker", "100:0.4", "--readout-ms", "8", "--seed", "3",
+                                  "--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
+                                  "--spectra", FlatFieldCLITests.spectra, "--out", scene])
+        #expect(render.status == 0, "\(render.stderr)")
+        let report = dir.appendingPathComponent("r.json").path
+        let r = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warning = r.stderr.split(separator: "\n").filter { $0.contains("in bands of rows") }
+        #expect(warning.count == 1, "\(r.stderr)")
+        let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
+        let bands = try #require(ratio["edgeRatioByRowBand"]?.array)
+        #expect(bands.count == 4 && bands.compactMap(\.double).count >= 2)
+        let extra = try #require(ratio["rowBandRelativeUncertainty"]?.double)
+        let total = try #require(ratio["relativeUncertainty"]?.double)
+        #expect(extra > 0.005 && total >= extra, "band uncertainty \(extra), total \(total)")
+    }
 }
