@@ -158,6 +158,11 @@ struct FlatFieldCLITests {
                           "--report", dir.appendingPathComponent("\(tag).json").path] + extra)
             return linear
         }
+        // A profile with the map is not said to lack one (the one without it is: FuseCLITests).
+        let plainScene = dir.appendingPathComponent("plain").path
+        let noted = try CLI.run(["fuse", plainScene + "/flash.tif", plainScene + "/ambient.tif", "--camera", Self.camera,
+                                 "--flash", shadedProfile, "-o", dir.appendingPathComponent("noted.tif").path])
+        #expect(noted.status == 0 && !noted.stderr.contains("no shading map"), "\(noted.stderr)")
         let truthPath = dir.appendingPathComponent("shaded/truth.json").path
         let chart = try ChartDescription(path: truthPath)
         let truth = try JSONObjectReader(try JSONValue.read(path: truthPath), file: truthPath)

@@ -17,6 +17,8 @@ struct FuseCLITests {
         #expect(r.status == 0, "\(r.stderr)")
         // This pair's flash profile has no colorimetric uncertainty: said, not silently assumed.
         #expect(r.stderr.contains("has no colorimetricUncertainty"), "\(r.stderr)")
+        // Nor a shading map: the flash's colour across the frame is unmeasured, and that is said once.
+        #expect(r.stderr.components(separatedBy: "has no shading map").count == 2, "\(r.stderr)")
         let quiet = try CLI.run(["fuse", pair.file("flash.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
                                  "--flash", pair.file("flash.json"), "-o", pair.file("out2.tif"), "--no-colorimetric-uncertainty"])
         #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
