@@ -96,22 +96,33 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(!message.contains("\n") && message.contains(">= 0"))
     }
 
-    /// `rowBandExcess` on given band measurements: bands that agree within their errors add
-    /// nothing; one band 2 % off at 0.2 % adds (0.02² − 0.002²) / r₀²; bands with too few profiles
-    /// (nil) do not count.
+    /// `rowBandExcess` on given band measurements, with a fitted banding of 5 % amplitude: bands
+    /// that agree within their errors add nothing; one band 2 % off at 0.2 % adds (0.02² − 0.002²) /
+    /// r₀²; bands with too few profiles (nil) do not count. Without a fitted banding nothing is
+    /// added (the check doubts the row model, and steady light has none), and the excess is at most
+    /// twice the banding's amplitude.
     @Test func rowBandExcessKnownAnswers() {
         func result(_ bands: [(Double, Double)?]) -> IlluminationEdgeRatio.Result {
             var r = IlluminationEdgeRatio.Result(ratio: 1.0, standardError: 0.003, sampleCount: 400, misfitScale: 1)
             r.rowBands = bands.map { $0.map { TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100) } }
             return r
         }
-        #expect(AmbientRatioEstimate.rowBandExcess(result([nil, (1.001, 0.002), (0.999, 0.002), (1.002, 0.003)])) == nil)
-        let off = AmbientRatioEstimate.rowBandExcess(result([nil, (1.0, 0.002), (1.0, 0.002), (0.98, 0.002)]))
+        let banding = [RowBanding(cyclesPerFrameHeight: 0.9, cosineAmplitude: 0.03, sineAmplitude: 0.04)]
+        func excess(_ bands: [(Double, Double)?], _ b: [RowBanding]? = nil) -> Double? {
+            AmbientRatioEstimate.rowBandExcess(result(bands), banding: b ?? banding)
+        }
+        #expect(excess([nil, (1.001, 0.002), (0.999, 0.002), (1.002, 0.003)]) == nil)
+        let off = excess([nil, (1.0, 0.002), (1.0, 0.002), (0.98, 0.002)])
         #expect(off != nil && abs(off! - (0.02 * 0.02 - 0.002 * 0.002)) < 1e-9)
         // One band left: nothing to compare.
-        #expect(AmbientRatioEstimate.rowBandExcess(result([nil, nil, nil, (0.9, 0.002)])) == nil)
+        #expect(excess([nil, nil, nil, (0.9, 0.002)]) == nil)
         // χ² just under its 99 % point with 1 degree of freedom (6.635): 1.8² + 1.8² = 6.48.
-        #expect(AmbientRatioEstimate.rowBandExcess(result([(1.0036, 0.002), (0.9964, 0.002)])) == nil)
-        #expect(AmbientRatioEstimate.rowBandExcess(result([(1.004, 0.002), (0.996, 0.002)])) != nil)
+        #expect(excess([(1.0036, 0.002), (0.9964, 0.002)]) == nil)
+        #expect(excess([(1.004, 0.002), (0.996, 0.002)]) != nil)
+        // No banding fitted: nothing, however far apart the bands.
+        #expect(excess([nil, (1.0, 0.002), (1.0, 0.002), (0.98, 0.002)], []) == nil)
+        // A band 25 % off with a 5 % banding: at most (2 · 0.05)².
+        let far = excess([(1.25, 0.01), nil, (1.0, 0.002), (1.0, 0.002)])
+        #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
     }
 }
