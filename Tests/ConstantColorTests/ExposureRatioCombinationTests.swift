@@ -98,9 +98,8 @@ struct ExposureRatioUncertaintyOptionTests {
 
     /// `rowBandExcess` on given band measurements, with a fitted banding of 5 % amplitude: bands
     /// that agree within their errors add nothing; one band 2 % off at 0.2 % adds (0.02² − 0.002²) /
-    /// r₀²; bands with too few profiles (nil) do not count. Without a fitted banding nothing is
-    /// added (the check doubts the row model, and steady light has none), and the excess is at most
-    /// twice the banding's amplitude.
+    /// r₀²; bands with too few profiles (nil) do not count; the excess is at most twice the banding's
+    /// amplitude. Without a fitted banding, bands must lie apart on both sides of r₀.
     @Test func rowBandExcessKnownAnswers() {
         func result(_ bands: [(Double, Double)?]) -> IlluminationEdgeRatio.Result {
             var r = IlluminationEdgeRatio.Result(ratio: 1.0, standardError: 0.003, sampleCount: 400, misfitScale: 1)
@@ -119,8 +118,11 @@ struct ExposureRatioUncertaintyOptionTests {
         // χ² just under its 99 % point with 1 degree of freedom (6.635): 1.8² + 1.8² = 6.48.
         #expect(excess([(1.0036, 0.002), (0.9964, 0.002)]) == nil)
         #expect(excess([(1.004, 0.002), (0.996, 0.002)]) != nil)
-        // No banding fitted: nothing, however far apart the bands.
+        // No banding fitted: one band apart while the others agree is not the rows; bands apart on
+        // both sides of r₀ (beyond 2 σ each) are, and count in full.
         #expect(excess([nil, (1.0, 0.002), (1.0, 0.002), (0.98, 0.002)], []) == nil)
+        let twoSided = excess([nil, nil, (0.95, 0.004), (1.05, 0.004)], [])
+        #expect(twoSided != nil && abs(twoSided! - (0.05 * 0.05 - 0.004 * 0.004)) < 1e-12)
         // A band 25 % off with a 5 % banding: at most (2 · 0.05)².
         let far = excess([(1.25, 0.01), nil, (1.0, 0.002), (1.0, 0.002)])
         #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
