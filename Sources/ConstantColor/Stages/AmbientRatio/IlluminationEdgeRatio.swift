@@ -330,6 +330,7 @@ enum IlluminationEdgeRatio {
         // (Beaton & Tukey 1974) around it, re-selecting with each new r.
         var r = 1.0
         var result: Result? = nil
+        var final = samples
         for _ in 0..<12 {
             let chosen = samples.filter { $0.sigma < 0.2 * ($0.q - r) && $0.g < r + 0.4 * ($0.q - r) }
             guard chosen.count >= minimumSamples else { return nil }
@@ -339,16 +340,17 @@ enum IlluminationEdgeRatio {
             let systematic = systematicRelativeError * centre
             result = Result(ratio: centre, standardError: (l.standardError * l.standardError + systematic * systematic).squareRoot(),
                             sampleCount: l.count, misfitScale: misfitScale)
-            // Each band of rows on its own, from the same selection.
-            result?.rowBands = (0..<rowBandCount).map { k in
-                let band = chosen.filter { min(rowBandCount - 1, Int($0.t * Double(rowBandCount))) == k }
-                guard band.count >= minimumSamples,
-                      let b = TukeyBiweight.location(band.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
-                      b.count >= minimumSamples else { return nil }
-                return b
-            }
+            final = chosen
             if abs(centre - r) < 1e-5 { break }
             r = centre
+        }
+        // Each band of rows on its own, from the final selection.
+        result?.rowBands = (0..<rowBandCount).map { k in
+            let band = final.filter { min(rowBandCount - 1, Int($0.t * Double(rowBandCount))) == k }
+            guard band.count >= minimumSamples,
+                  let b = TukeyBiweight.location(band.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
+                  b.count >= minimumSamples else { return nil }
+            return b
         }
         return result
     }
