@@ -192,7 +192,7 @@ struct RowBandingFit {
                   let smoothWith = solve(stats, frequencies: found + [nuBest], terms: smoothTerms) else { break }
             let dof = Double(groups.count - smoothWith.parameterCount)
             let f = ((smoothBase.rssBetween - smoothWith.rssBetween) / 2) / (smoothWith.rssBetween / dof)
-            let k = firstBanding(terms: smoothTerms) + coefficientsPerComponent * found.count
+            let k = coefficient(ofComponent: found.count, terms: smoothTerms)
             let amplitude = (smoothWith.coefficients[k] * smoothWith.coefficients[k]
                              + smoothWith.coefficients[k + 1] * smoothWith.coefficients[k + 1]).squareRoot()
             guard f > fTestThreshold, amplitude > minimumAmplitude else { break }
@@ -229,7 +229,7 @@ struct RowBandingFit {
         if let refit = solve(stats, frequencies: found, terms: smoothTerms) { current = refit }
         var components: [RowBanding] = []
         for (i, nu) in found.enumerated() {
-            let k = firstBanding(terms: current.terms) + coefficientsPerComponent * i
+            let k = coefficient(ofComponent: i, terms: current.terms)
             components.append(RowBanding(cyclesPerFrameHeight: nu, cosineAmplitude: current.coefficients[k],
                                          sineAmplitude: current.coefficients[k + 1]))
         }
@@ -335,7 +335,7 @@ struct RowBandingFit {
         /// r's banding Δ at frame fraction `t`: Σ a cos 2πνt + b sin 2πνt.
         func banding(atFrameFraction t: Double, frequencies: [Double]) -> Double {
             frequencies.enumerated().reduce(0) { sum, c in
-                let k = RowBandingFit.firstBanding(terms: terms) + RowBandingFit.coefficientsPerComponent * c.offset, w = 2 * Double.pi * c.element * t
+                let k = RowBandingFit.coefficient(ofComponent: c.offset, terms: terms), w = 2 * Double.pi * c.element * t
                 return sum + coefficients[k] * cos(w) + coefficients[k + 1] * sin(w)
             }
         }
@@ -362,7 +362,6 @@ struct RowBandingFit {
             // Columns of J by regressor kind (`Group.kinds`): the basis, then ∂/∂ν_k (common to every pixel).
             var ata = [Double](repeating: 0, count: n * n)
             var columns = [SIMD4<Double>](repeating: .zero, count: n)
-            let first = RowBandingFit.firstBanding(terms: terms)
             for g in groups where g.s0 > 0 {
                 let x = RowBandingFit.basis(g, frequencies: frequencies, terms: terms)
                 for i in 0..<m {
@@ -370,7 +369,7 @@ struct RowBandingFit {
                     columns[i][RowBandingFit.kind(i, terms: terms)] = x[i]
                 }
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu, j = first + RowBandingFit.coefficientsPerComponent * c
+                    let w = 2 * Double.pi * nu, j = RowBandingFit.coefficient(ofComponent: c, terms: terms)
                     let amp = 2 * sin(w * g.halfSpan), dAmp = 4 * Double.pi * g.halfSpan * cos(w * g.halfSpan)
                     let sn = sin(w * g.t), cs = cos(w * g.t), tw = 2 * Double.pi * g.t
                     // ∂/∂ν of −amp·sin(wt) and of amp·cos(wt).
@@ -393,7 +392,7 @@ struct RowBandingFit {
             let scale = rssBetween / Double(max(1, groups.count - n)) * Double(groups.count) / max(totalWeight, 1e-300)
                 * max(1, totalWeight / Double(groups.count))
             // The covariance's rows of r's banding parameters (a, b of each component and the ν's).
-            let index = (0..<k).flatMap { [first + RowBandingFit.coefficientsPerComponent * $0, first + RowBandingFit.coefficientsPerComponent * $0 + 1] } + (0..<k).map { m + $0 }
+            let index = (0..<k).flatMap { c in [0, 1].map { RowBandingFit.coefficient(ofComponent: c, terms: terms) + $0 } } + (0..<k).map { m + $0 }
             var cov = [[Double]]()
             for i in index {
                 var e = [Double](repeating: 0, count: n); e[i] = 1
@@ -406,7 +405,7 @@ struct RowBandingFit {
             for r in 0..<rows {
                 let t = (Double(r) + 0.5) / Double(rows)
                 for (c, nu) in frequencies.enumerated() {
-                    let w = 2 * Double.pi * nu * t, j = first + RowBandingFit.coefficientsPerComponent * c
+                    let w = 2 * Double.pi * nu * t, j = RowBandingFit.coefficient(ofComponent: c, terms: terms)
                     grad[2 * c] = cos(w); grad[2 * c + 1] = sin(w)
                     grad[2 * k + c] = 2 * Double.pi * t * (-coefficients[j] * sin(w) + coefficients[j + 1] * cos(w))
                 }
@@ -422,6 +421,10 @@ struct RowBandingFit {
     /// Index of the first banding coefficient: after γ's `terms` powers of s and its `columnTerms`.
     static func firstBanding(terms: Int) -> Int { terms + columnTerms.count }
 
+    /// Index of component `k`'s a (its b follows); with `k` = the number of components, the count
+    /// of coefficients.
+    static func coefficient(ofComponent k: Int, terms: Int) -> Int { firstBanding(terms: terms) + coefficientsPerComponent * k }
+
     /// The regressor kind (`Group.kinds`) coefficient `i` multiplies: 0 for r's banding (layout: γ's
     /// powers of s and its column terms, then a, b of each component).
     static func kind(_ i: Int, terms: Int) -> Int {
@@ -434,14 +437,13 @@ struct RowBandingFit {
     /// The group's factors of each coefficient (those of P-proportional ones still to be multiplied by
     /// their kind: P, P·u or P·u²).
     static func basis(_ g: Group, frequencies: [Double], terms: Int) -> [Double] {
-        let first = firstBanding(terms: terms)
-        var x = [Double](repeating: 0, count: first + coefficientsPerComponent * frequencies.count)
+        var x = [Double](repeating: 0, count: coefficient(ofComponent: frequencies.count, terms: terms))
         let s = 2 * g.t - 1
         var p = 2 * g.halfSpan
         for i in 0..<terms { x[i] = p; p *= s }
         for (j, term) in columnTerms.enumerated() { x[terms + j] = 2 * g.halfSpan * pow(s, Double(term.power)) }
         for (k, nu) in frequencies.enumerated() {
-            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = first + coefficientsPerComponent * k
+            let w = 2 * Double.pi * nu, m = 2 * sin(w * g.halfSpan), c = coefficient(ofComponent: k, terms: terms)
             x[c] = -m * sin(w * g.t); x[c + 1] = m * cos(w * g.t)
         }
         return x
@@ -450,7 +452,7 @@ struct RowBandingFit {
     /// Fits every pixel's `d = P·2δ·γ(t, u) + Σ 2 sin(2πνδ)(−a sin 2πνt + b cos 2πνt)`, `γ = Σᵢ γᵢsⁱ + Σ γⱼ·s^pⱼ·u^kⱼ` (`s = 2t − 1`,
     /// i < `terms`, j over `columnTerms`), from the groups' sums.
     static func solve(_ groups: [Group], frequencies: [Double], terms: Int = slopeTerms) -> Solution? {
-        let m = firstBanding(terms: terms) + coefficientsPerComponent * frequencies.count
+        let m = coefficient(ofComponent: frequencies.count, terms: terms)
         var ata = [Double](repeating: 0, count: m * m), atb = [Double](repeating: 0, count: m)
         let kinds = (0..<m).map { kind($0, terms: terms) }
         for g in groups where g.s0 > 0 {
