@@ -158,6 +158,7 @@ def main():
     results = {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
                "commit": commit + ("-dirty" if dirty else ""), "machine": {"cpu": cpu, "cores": os.cpu_count(),
                "system": platform.platform(),
+               "swiftFlags": os.environ.get("CONSTANT_COLOR_SWIFT_FLAGS"),
                "loadAverageAtStart": os.getloadavg()}, "runs": runs, "warmupRuns": warmup, "preset": PRESET, "sizes": {}}
     peer = os.path.join("Scripts", "peer", "peer.py")
     for width, height in sizes:
@@ -217,11 +218,19 @@ def main():
     say(f"results written to {os.path.relpath(os.path.abspath(args.json), ROOT)}")
 
 
+def build_flags(flags):
+    """The Swift flags Scripts/bench built with (Scripts/swift-flags), as printed."""
+    if flags is None:
+        return "unknown (--bin given directly, not through Scripts/bench)"
+    return flags or "none (portable)"
+
+
 def print_table(results):
     print(f"\nBenchmark {results['date']} commit {results['commit']}, {results['machine']['cores']} cores "
           f"({results['machine']['cpu']}), {results['runs']} runs after {results['warmupRuns']} warm-up; "
           f"median (min–max); 1-min load average {results['machine']['loadAverageAtStart'][0]:.2f} at start, "
-          f"{results['machine']['loadAverageAtEnd'][0]:.2f} at end\n")
+          f"{results['machine']['loadAverageAtEnd'][0]:.2f} at end; build flags: "
+          f"{build_flags(results['machine']['swiftFlags'])}\n")
     print("| size | tool | wall s | CPU s (user+sys) | peak RSS MiB |")
     print("| --- | --- | --- | --- | --- |")
     for key, e in results["sizes"].items():
