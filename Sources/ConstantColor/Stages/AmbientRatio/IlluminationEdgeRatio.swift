@@ -247,9 +247,7 @@ enum IlluminationEdgeRatio {
         }
         var beyondRange: BeyondRange? = nil
         let beyondCount = illuminationLike.filter { !range.contains($0.g) }.count
-        if beyondCount >= minimumSamples,
-           let l = TukeyBiweight.location(illuminationLike.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
-           l.count >= minimumSamples, !range.contains(l.centre),
+        if beyondCount >= minimumSamples, let l = robustLocation(illuminationLike.map { ($0.g, $0.sigma) }), !range.contains(l.centre),
            min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
             beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
@@ -308,7 +306,7 @@ enum IlluminationEdgeRatio {
                 let rc = e.sigma[c] / e.g[c], rg = e.sigma.y / e.g.y
                 return (log(e.g[c] / e.g.y), (rc * rc + rg * rg).squareRoot())
             }
-            guard let l = TukeyBiweight.location(samples, iterations: 10, tolerance: 1e-6), l.count >= minimumSamples else { return nil }
+            guard let l = robustLocation(samples) else { return nil }
             factor[c] = exp(l.centre); error[c] = l.standardError; count = min(count, l.count)
         }
         func agreeing(_ k: SIMD3<Double>) -> Double {
@@ -333,9 +331,7 @@ enum IlluminationEdgeRatio {
         var final = samples
         for _ in 0..<12 {
             let chosen = samples.filter { $0.sigma < 0.2 * ($0.q - r) && $0.g < r + 0.4 * ($0.q - r) }
-            guard chosen.count >= minimumSamples else { return nil }
-            guard let l = TukeyBiweight.location(chosen.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
-                  l.count >= minimumSamples else { return nil }
+            guard let l = robustLocation(chosen.map { ($0.g, $0.sigma) }) else { return nil }
             let centre = l.centre
             let systematic = systematicRelativeError * centre
             result = Result(ratio: centre, standardError: (l.standardError * l.standardError + systematic * systematic).squareRoot(),
@@ -346,13 +342,17 @@ enum IlluminationEdgeRatio {
         }
         // Each band of rows on its own, from the final selection.
         result?.rowBands = (0..<rowBandCount).map { k in
-            let band = final.filter { min(rowBandCount - 1, Int($0.t * Double(rowBandCount))) == k }
-            guard band.count >= minimumSamples,
-                  let b = TukeyBiweight.location(band.map { ($0.g, $0.sigma) }, iterations: 10, tolerance: 1e-6),
-                  b.count >= minimumSamples else { return nil }
-            return b
+            robustLocation(final.filter { min(rowBandCount - 1, Int($0.t * Double(rowBandCount))) == k }.map { ($0.g, $0.sigma) })
         }
         return result
+    }
+
+    /// Tukey's biweight location of the profiles' g (or log scale) with their σ, where at least
+    /// `minimumSamples` profiles go in and keep weight; nil otherwise.
+    static func robustLocation(_ samples: [(value: Double, sigma: Double)]) -> TukeyBiweight.Location? {
+        guard samples.count >= minimumSamples,
+              let l = TukeyBiweight.location(samples, iterations: 10, tolerance: 1e-6), l.count >= minimumSamples else { return nil }
+        return l
     }
 }
 
