@@ -27,6 +27,10 @@ enum FusionWarnings {
             let bands = result.ambientRatio.edgeRatioByRowBand.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
             lines.append("warning: ambient shadow edges put the exposure ratio at \(bands) (× EXIF's, top to bottom) in bands of rows, further apart than their errors allow: the flicker banding is not what its model describes (a flicker slower than a cycle per frame beside a light that varies down it?); its rows may be off by \(String(format: "%.1f", 100 * excess.squareRoot())) %, which the confidence counts wherever the ambient light matters")
         }
+        if let excess = result.ambientRatio.edgeChannelExcessVariance {
+            let channels = result.ambientRatio.edgeRatioByChannel.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
+            lines.append("warning: the ambient shadow edges put the exposure ratio at \(channels) (× EXIF's; red, green, blue), further apart than their errors allow: not all of them are edges of the ambient light alone (edges between materials under a coloured light?), or the channels differ in blur or scale; the ratio is counted as uncertain by \(String(format: "%.1f", 100 * excess.squareRoot())) % more, which the confidence counts wherever the ambient light matters")
+        }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata
                 ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"

@@ -127,4 +127,56 @@ struct ExposureRatioUncertaintyOptionTests {
         let far = excess([(1.25, 0.01), nil, (1.0, 0.002), (1.0, 0.002)])
         #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
     }
+
+    /// The channels' heterogeneity (DerSimonian & Laird): two channels' τ² is half their squared
+    /// difference less their variances; channels within their 99 % χ² point give nil.
+    @Test func channelHeterogeneityKnownAnswers() {
+        func tau2(_ channels: [(Double, Double)?]) -> Double? {
+            IlluminationEdgeRatio.channelHeterogeneity(channels.map { $0.map { TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100) } })
+        }
+        // 1.0 and 1.1 at 0.01: Q = 0.1²/(2·0.01²) = 50; τ² = (0.1² − 2·0.01²)/2 = 0.0049.
+        let two = tau2([nil, (1.0, 0.01), (1.1, 0.01)])
+        #expect(two != nil && abs(two! - 0.0049) < 1e-12)
+        // Agreeing within their errors (Q = 0.5), or one channel alone: nothing.
+        #expect(tau2([nil, (1.0, 0.01), (1.01, 0.01)]) == nil)
+        #expect(tau2([nil, (1.0, 0.01), nil]) == nil)
+        // Q just under and over 6.635 with one degree of freedom: differences 0.0364 and 0.0366 at 0.01.
+        #expect(tau2([(1.0, 0.01), nil, (1.0364, 0.01)]) == nil)
+        #expect(tau2([(1.0, 0.01), nil, (1.0366, 0.01)]) != nil)
+        // Three channels, unequal errors: the moment estimator by hand.
+        let three: [(Double, Double)] = [(1.03, 0.005), (1.00, 0.004), (0.98, 0.01)]
+        let w = three.map { 1 / ($0.1 * $0.1) }, sw = w.reduce(0, +)
+        let mean = zip(w, three).reduce(0) { $0 + $1.0 * $1.1.0 } / sw
+        let q = zip(w, three).reduce(0) { $0 + $1.0 * pow($1.1.0 - mean, 2) }
+        let expected = (q - 2) / (sw - w.reduce(0) { $0 + $1 * $1 } / sw)
+        let measured = tau2(three)
+        #expect(q > 9.21 && measured != nil && abs(measured! - expected) < 1e-12)
+    }
+
+    /// The edges' selection measures the channels' disagreement: profiles whose green reads 1.10 and
+    /// blue 0.90 (a mixture of edges between materials) give τ² of about their spread; profiles
+    /// whose channels agree give none. Each channel's location is reported; r₀'s standard error is
+    /// the same either way (the estimate counts τ², `channelDisagreementCountsInTheUncertainty`).
+    @Test func selectionCountsChannelDisagreement() throws {
+        var rng = SplitMix64(seed: 11)
+        func samples(green: Double, blue: Double) -> [(g: Double, sigma: Double, q: Double, t: Double, gs: SIMD3<Double>, weights: SIMD3<Double>)] {
+            (0..<200).map { i in
+                let s = 0.02
+                let gg = green + s * rng.gaussian(), gb = blue + s * rng.gaussian()
+                let weights = SIMD3<Double>(0, 1 / (s * s), 1 / (s * s))
+                return ((gg + gb) / 2, s / 2.0.squareRoot(), 3.0, (Double(i) + 0.5) / 200, SIMD3(0, gg, gb), weights)
+            }
+        }
+        let agreeing = try #require(IlluminationEdgeRatio.selection(samples(green: 1.0, blue: 1.0), misfitScale: 1))
+        #expect(agreeing.channelExcessVariance == nil)
+        #expect(agreeing.channels[0] == nil && agreeing.channels[1] != nil && agreeing.channels[2] != nil)
+        #expect(agreeing.standardError < 0.005)
+        let parted = try #require(IlluminationEdgeRatio.selection(samples(green: 1.10, blue: 0.90), misfitScale: 1))
+        let green = try #require(parted.channels[1]).centre, blue = try #require(parted.channels[2]).centre
+        #expect(abs(green - 1.10) < 0.01 && abs(blue - 0.90) < 0.01)
+        let tau2 = try #require(parted.channelExcessVariance)
+        // τ² ≈ (0.2² − the locations' variances)/2 = 0.02.
+        #expect(abs(tau2 - 0.02) < 0.002)
+        #expect(abs(parted.ratio - 1) < 0.005 && parted.standardError < 0.005)
+    }
 }

@@ -165,6 +165,12 @@ public struct FusionReport: Sendable, Codable {
         /// Where the bands disagree beyond their errors, the relative standard uncertainty counted for
         /// it in `relativeUncertainty` (`AmbientRatioEstimate.rowBandExcessVariance`); absent where they agree.
         public var rowBandRelativeUncertainty: Double?
+        /// r₀ as the edges measure it in each channel alone, red, green, blue (null: too few edges
+        /// measured it; `AmbientRatioEstimate.edgeRatioByChannel`). Absent without edges.
+        public var edgeRatioByChannel: [Double?]?
+        /// Where the channels disagree beyond their errors, the relative standard uncertainty counted
+        /// for it in `relativeUncertainty` (`AmbientRatioEstimate.edgeChannelExcessVariance`); absent where they agree.
+        public var edgeChannelRelativeUncertainty: Double?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -182,6 +188,8 @@ public struct FusionReport: Sendable, Codable {
             ambientNoiseRelativeToFlash = r.noiseConsistency?.relativeScale
             edgeRatioByRowBand = r.edgeRatioByRowBand.isEmpty ? nil : r.edgeRatioByRowBand
             rowBandRelativeUncertainty = r.rowBandExcessVariance.map { $0.squareRoot() }
+            edgeRatioByChannel = r.edgeRatioByChannel.isEmpty ? nil : r.edgeRatioByChannel
+            edgeChannelRelativeUncertainty = r.edgeChannelExcessVariance.map { $0.squareRoot() }
         }
     }
 

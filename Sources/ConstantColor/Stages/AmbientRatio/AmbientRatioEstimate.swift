@@ -105,6 +105,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// Where those bands disagree with the frame's r₀ beyond their errors (`rowBandExcess`): the
     /// relative variance added to `relativeUncertainty` for it (nil: they agree).
     public var rowBandExcessVariance: Double? = nil
+    /// r₀ as the illumination edges measure it in each channel alone (red, green, blue; nil: too
+    /// few profiles measured that channel); empty without edges.
+    public var edgeRatioByChannel: [Double?] = []
+    /// Where those channels disagree beyond their errors (`IlluminationEdgeRatio.channelHeterogeneity`):
+    /// the relative variance added to `relativeUncertainty` for it, (weight·τ/r₀)² with the edges'
+    /// `edgeWeight` (nil: they agree).
+    public var edgeChannelExcessVariance: Double? = nil
 
     /// The frames' pixel noise against their noise models, ambient relative to flash
     /// (`NoiseConsistency`; nil: not measured).
@@ -214,8 +221,15 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // Where the banding model does not describe the rows (a flicker slower than a cycle per frame
         // beside a light that varies down it), the edges' r₀ differs from one band of rows to the next.
         let bandExcess = edges.flatMap { Self.rowBandExcess($0, banding: bandFit.components) }
+        // Where the channels read r₀ apart beyond their errors, the edges' value is off by about
+        // their spread (`IlluminationEdgeRatio.channelHeterogeneity`): counted with the edges' weight
+        // in r₀ (r₀ − 1 = weight·(edges − 1)), the weight itself left as the edges' noise sets it.
+        // (Counted in the weighing as well, it moved r₀ toward EXIF: −1.34 → −0.66 % on a
+        // demosaiced Sigma pair under a warm LED, −1.97 → −2.37 % on the committed all-effects
+        // condition, whose EXIF is 3.8 % off.)
+        let channelExcess = edges.flatMap { e in e.channelExcessVariance.map { weight * weight * $0 / (base * base) } }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance + channelScaleError * channelScaleError
-            + (bandExcess ?? 0)).squareRoot()
+            + (bandExcess ?? 0) + (channelExcess ?? 0)).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
@@ -227,7 +241,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     coarseChannelAgreement: edgeMeasurementCoarse?.agreeingFraction,
                                     coarseChannelAgreementScaled: edgeMeasurementCoarse?.agreeingFractionScaled,
                                     edgeRatioByRowBand: edges.map { $0.rowBands.map { $0?.centre } } ?? [],
-                                    rowBandExcessVariance: bandExcess)
+                                    rowBandExcessVariance: bandExcess,
+                                    edgeRatioByChannel: edges.map { $0.channels.map { $0?.centre } } ?? [],
+                                    edgeChannelExcessVariance: channelExcess)
     }
 
     /// The relative variance by which the rows' ratio is off where the illumination edges, measured
