@@ -227,7 +227,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // (Counted in the weighing as well, it moved r₀ toward EXIF: −1.34 → −0.66 % on a
         // demosaiced Sigma pair under a warm LED, −1.97 → −2.37 % on the committed all-effects
         // condition, whose EXIF is 3.8 % off.)
-        let channelExcess = edges.flatMap { e in e.channelExcessVariance.map { weight * weight * $0 / (base * base) } }
+        // (Nil where EXIF alone was taken: the edges then weigh nothing.)
+        let channelExcess = weight > 0 ? edges.flatMap { e in e.channelExcessVariance.map { weight * weight * $0 / (base * base) } } : nil
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance + channelScaleError * channelScaleError
             + (bandExcess ?? 0) + (channelExcess ?? 0)).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
