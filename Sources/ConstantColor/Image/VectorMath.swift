@@ -90,22 +90,21 @@ extension SIMD8 where Scalar == Float {
     }
 }
 
-/// Lane reductions of an eight-lane mask in vector bit operations. The standard library's
-/// `any(_:)` and `all(_:)` are not inlined in a release build on Linux: each is a call in the hot
-/// loop, and a call clobbers every vector register (System V x86-64 saves none), so all of the
-/// kernel's live vectors were spilled and reloaded around it.
+/// Lane reductions of an eight-lane mask, lane by lane. The standard library's `any(_:)` and
+/// `all(_:)` are not inlined in a release build on Linux, nor are `SIMD8.lowHalf` and `highHalf`
+/// (each was a call to a generic specialization): each call in the hot loop clobbers every vector
+/// register (System V x86-64 saves none), so all of the kernel's live vectors were spilled and
+/// reloaded around it. Element reads are inlined.
 extension SIMDMask where Storage == SIMD8<Int32> {
     /// Whether any lane is true.
     @inline(always) @inlinable public var anyLane: Bool {
-        let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)  // a true lane is all ones, a false one 0
-        let four = bits.lowHalf | bits.highHalf, two = four.lowHalf | four.highHalf
-        return (two[0] | two[1]) != 0
+        let b = unsafeBitCast(self, to: SIMD8<Int32>.self)  // a true lane is all ones, a false one 0
+        return ((b[0] | b[1]) | (b[2] | b[3]) | (b[4] | b[5]) | (b[6] | b[7])) != 0
     }
 
     /// Whether every lane is true.
     @inline(always) @inlinable public var allLanes: Bool {
-        let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)
-        let four = bits.lowHalf & bits.highHalf, two = four.lowHalf & four.highHalf
-        return (two[0] & two[1]) == -1
+        let b = unsafeBitCast(self, to: SIMD8<Int32>.self)
+        return ((b[0] & b[1]) & (b[2] & b[3]) & (b[4] & b[5]) & (b[6] & b[7])) == -1
     }
 }

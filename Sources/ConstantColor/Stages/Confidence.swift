@@ -338,12 +338,12 @@ public enum Confidence {
             .& (low.2 .<= intervals.high.2) .& (high.2 .>= intervals.low.2)
         intervals.open = meets
         guard meets.anyLane else { return current }
-        @inline(always) func narrowed(_ a: (Lanes, Lanes, Lanes), _ b: (Lanes, Lanes, Lanes), _ f: (Lanes, Lanes) -> Lanes) -> (Lanes, Lanes, Lanes) {
-            (a.0.replacing(with: f(a.0, b.0), where: meets), a.1.replacing(with: f(a.1, b.1), where: meets),
-             a.2.replacing(with: f(a.2, b.2), where: meets))
-        }
-        intervals.low = narrowed(intervals.low, low, pointwiseMax)
-        intervals.high = narrowed(intervals.high, high, pointwiseMin)
+        // (max and min as the standard library's `max(x, y)` = y ≥ x ? y : x and `min(x, y)` = y < x ? y : x,
+        // written out: its `pointwiseMax` and `pointwiseMin`, passed as functions, were calls.)
+        @inline(always) func raised(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .>= a)) }
+        @inline(always) func lowered(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .< a)) }
+        intervals.low = (raised(intervals.low.0, low.0), raised(intervals.low.1, low.1), raised(intervals.low.2, low.2))
+        intervals.high = (lowered(intervals.high.0, high.0), lowered(intervals.high.1, high.1), lowered(intervals.high.2, high.2))
         let take = meets .& (wide.confidence .> current.confidence)
         guard take.anyLane else { return current }
         @inline(always) func pick(_ n: Lanes, _ w: Lanes) -> Lanes { n.replacing(with: w, where: take) }
