@@ -128,8 +128,8 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
     }
 
-    /// The channels' heterogeneity (DerSimonian & Laird): two channels' τ² is half their squared
-    /// difference less their variances; channels within their 99 % χ² point give nil.
+    /// The channels' heterogeneity (DerSimonian & Laird): two channels' τ² is (d² − s₁² − s₂²)/2 for
+    /// a difference d and standard errors s₁, s₂; channels within their 99 % χ² point give nil.
     @Test func channelHeterogeneityKnownAnswers() {
         func tau2(_ channels: [(Double, Double)?]) -> Double? {
             IlluminationEdgeRatio.channelHeterogeneity(channels.map { $0.map { TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100) } })
@@ -143,20 +143,32 @@ struct ExposureRatioUncertaintyOptionTests {
         // Q just under and over 6.635 with one degree of freedom: differences 0.0364 and 0.0366 at 0.01.
         #expect(tau2([(1.0, 0.01), nil, (1.0364, 0.01)]) == nil)
         #expect(tau2([(1.0, 0.01), nil, (1.0366, 0.01)]) != nil)
-        // Three channels, unequal errors: the moment estimator by hand.
-        let three: [(Double, Double)] = [(1.03, 0.005), (1.00, 0.004), (0.98, 0.01)]
-        let w = three.map { 1 / ($0.1 * $0.1) }, sw = w.reduce(0, +)
-        let mean = zip(w, three).reduce(0) { $0 + $1.0 * $1.1.0 } / sw
-        let q = zip(w, three).reduce(0) { $0 + $1.0 * pow($1.1.0 - mean, 2) }
-        let expected = (q - 2) / (sw - w.reduce(0) { $0 + $1 * $1 } / sw)
-        let measured = tau2(three)
-        #expect(q > 9.21 && measured != nil && abs(measured! - expected) < 1e-12)
+        // Three channels, unequal errors, by hand: weights 40 000, 62 500, 10 000; mean 1.008889;
+        // Q = 31.111 (above 9.21, two degrees of freedom); τ² = (Q − 2)/(112 500 − 5 140 625 000/112 500).
+        let three = tau2([(1.03, 0.005), (1.00, 0.004), (0.98, 0.01)])
+        #expect(three != nil && abs(three! - 4.6454e-4) < 1e-8)
+        // Three channels at 0.01 against two degrees of freedom's 9.21: Q = 8.17 (1.0, 1.035, 1.0) is
+        // within it (one degree of freedom's 6.635 would count it), Q = 10.67 (1.0, 1.04, 1.0) beyond
+        // it (three degrees of freedom's 11.345 would not).
+        #expect(tau2([(1.0, 0.01), (1.035, 0.01), (1.0, 0.01)]) == nil)
+        #expect(tau2([(1.0, 0.01), (1.04, 0.01), (1.0, 0.01)]) != nil)
+    }
+
+    /// The relative variance the estimate adds: (weight·τ/r₀)²; none with weight 0 (EXIF alone) or
+    /// where the channels agree.
+    @Test func channelExcessKnownAnswers() {
+        var r = IlluminationEdgeRatio.Result(ratio: 1.05, standardError: 0.003, sampleCount: 400, misfitScale: 1)
+        #expect(AmbientRatioEstimate.channelExcess(r, edgeWeight: 0.8, ratio: 1.04) == nil)
+        r.channelExcessVariance = 0.0004
+        let excess = AmbientRatioEstimate.channelExcess(r, edgeWeight: 0.8, ratio: 1.04)
+        #expect(excess != nil && abs(excess! - 0.64 * 0.0004 / (1.04 * 1.04)) < 1e-15)
+        #expect(AmbientRatioEstimate.channelExcess(r, edgeWeight: 0, ratio: 1.0) == nil)
     }
 
     /// The edges' selection measures the channels' disagreement: profiles whose green reads 1.10 and
     /// blue 0.90 (a mixture of edges between materials) give τ² of about their spread; profiles
-    /// whose channels agree give none. Each channel's location is reported; r₀'s standard error is
-    /// the same either way (the estimate counts τ², `channelDisagreementCountsInTheUncertainty`).
+    /// whose channels agree give none. Each channel's location is reported; r₀'s standard error does
+    /// not hold τ² (the estimate counts it, `AmbientRatioEstimate.channelExcess`).
     @Test func selectionCountsChannelDisagreement() throws {
         var rng = SplitMix64(seed: 11)
         func samples(green: Double, blue: Double) -> [(g: Double, sigma: Double, q: Double, t: Double, gs: SIMD3<Double>, weights: SIMD3<Double>)] {

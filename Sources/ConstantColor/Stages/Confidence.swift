@@ -338,8 +338,10 @@ public enum Confidence {
             .& (low.2 .<= intervals.high.2) .& (high.2 .>= intervals.low.2)
         intervals.open = meets
         guard meets.anyLane else { return current }
-        // (max and min as the standard library's `max(x, y)` = y ≥ x ? y : x and `min(x, y)` = y < x ? y : x,
-        // written out: its `pointwiseMax` and `pointwiseMin`, passed as functions, were calls.)
+        // (The narrowing written out: the standard library's `pointwiseMax` and `pointwiseMin`, passed
+        // as functions, were calls. They are `Float.maximum(a, b)` = a > b || b is NaN ? a : b and
+        // `Float.minimum(a, b)` = a ≤ b || b is NaN ? a : b per lane; where `meets` holds, every bound
+        // compared is a number, so keeping `a` unless b ≥ a (b < a) gives the same lanes.)
         @inline(always) func raised(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .>= a)) }
         @inline(always) func lowered(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .< a)) }
         intervals.low = (raised(intervals.low.0, low.0), raised(intervals.low.1, low.1), raised(intervals.low.2, low.2))

@@ -221,14 +221,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // Where the banding model does not describe the rows (a flicker slower than a cycle per frame
         // beside a light that varies down it), the edges' r₀ differs from one band of rows to the next.
         let bandExcess = edges.flatMap { Self.rowBandExcess($0, banding: bandFit.components) }
-        // Where the channels read r₀ apart beyond their errors, the edges' value is off by about
-        // their spread (`IlluminationEdgeRatio.channelHeterogeneity`): counted with the edges' weight
-        // in r₀ (r₀ − 1 = weight·(edges − 1)), the weight itself left as the edges' noise sets it.
-        // (Counted in the weighing as well, it moved r₀ toward EXIF: −1.34 → −0.66 % on a
-        // demosaiced Sigma pair under a warm LED, −1.97 → −2.37 % on the committed all-effects
-        // condition, whose EXIF is 3.8 % off.)
-        // (Nil where EXIF alone was taken: the edges then weigh nothing.)
-        let channelExcess = weight > 0 ? edges.flatMap { e in e.channelExcessVariance.map { weight * weight * $0 / (base * base) } } : nil
+        let channelExcess = edges.flatMap { Self.channelExcess($0, edgeWeight: weight, ratio: base) }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance + channelScaleError * channelScaleError
             + (bandExcess ?? 0) + (channelExcess ?? 0)).squareRoot()
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, rowRatios: rows,
@@ -280,6 +273,18 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let excess = max(0, bands.map { pow($0.centre - edges.ratio, 2) - $0.standardError * $0.standardError }.max()!)
         let bound = 2 * banding.reduce(0) { $0 + $1.amplitude }
         return (banding.isEmpty ? excess : min(excess, bound * bound)) / (edges.ratio * edges.ratio)
+    }
+
+    /// The relative variance by which r₀ (`ratio`) is off where the edges' channels read it apart
+    /// beyond their errors (`IlluminationEdgeRatio.channelHeterogeneity`): their spread τ² is a bias
+    /// of the edges' value, which enters r₀ with the edges' weight (r₀ − 1 = weight·(edges − 1)), so
+    /// (weight·τ/r₀)²; nil where the channels agree or EXIF alone was taken (weight 0). The weight
+    /// itself is left as the edges' noise sets it: counted in the weighing as well, τ² moved r₀ toward
+    /// EXIF, −1.34 → −0.66 % on a demosaiced Sigma pair under a warm LED but −1.97 → −2.37 % on the
+    /// committed all-effects condition, whose EXIF is 3.8 % off.
+    static func channelExcess(_ edges: IlluminationEdgeRatio.Result, edgeWeight weight: Double, ratio: Double) -> Double? {
+        guard weight > 0, ratio > 0, let tau2 = edges.channelExcessVariance else { return nil }
+        return weight * weight * tau2 / (ratio * ratio)
     }
 
     /// The 99 % points of χ² with 1…3 degrees of freedom (index = degrees of freedom).
