@@ -29,7 +29,7 @@ enum FusionWarnings {
         }
         if let excess = result.ambientRatio.edgeChannelExcessVariance {
             let channels = result.ambientRatio.edgeRatioByChannel.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
-            lines.append("warning: the ambient shadow edges put the exposure ratio at \(channels) (× EXIF's; red, green, blue), further apart than their errors allow: not all of them are edges of the ambient light alone (edges between materials under a coloured light?), or the channels differ in blur or scale; it may be off by about \(String(format: "%.1f", 100 * excess.squareRoot())) % more than their noise says (counted: stated \(String(format: "%.1f", 100 * result.ambientRatio.relativeUncertainty)) %), which the confidence counts wherever the ambient light matters")
+            lines.append("warning: the ambient shadow edges put the exposure ratio at \(channels) (× EXIF's; red, green, blue), further apart than their errors allow: not all of them are edges of the ambient light alone (edges between materials under a coloured light?), or the channels differ in blur or scale; the ratio may be off by about \(String(format: "%.1f", 100 * excess.squareRoot())) % beyond the edges' noise, and its stated uncertainty, now \(String(format: "%.1f", 100 * result.ambientRatio.relativeUncertainty)) %, counts it, as the confidence does wherever the ambient light matters")
         }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata

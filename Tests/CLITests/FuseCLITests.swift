@@ -669,4 +669,36 @@ struct FuseCLITests {
             #expect(extra == nil && total < 0.01, "band uncertainty \(extra.map { "\($0)" } ?? "none"), total \(total)")
         }
     }
+
+    /// The edges' channels: on the committed all-effects condition they read the ratio apart beyond
+    /// their errors (`IlluminationEdgeRatio.channelHeterogeneity`), and fuse says so in one line and
+    /// reports each channel's ratio and the uncertainty counted for it; on a committed clean pair
+    /// they agree: no warning, no excess.
+    @Test("the edges' channels apart: said in one line, in the report and counted in the stated uncertainty; a clean pair's agree")
+    func channelDisagreementIsSaid() throws {
+        let root = FlatFieldCLITests.root
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (pair, fires) in [("fixtures/real-hard/200lux-4000K-on-all-effects", true), ("fixtures/colorchecker/200lux-4000K-on", false)] {
+            let report = dir.appendingPathComponent("r.json").path
+            let r = try CLI.run(["fuse", root + "/" + pair + "/flash.tif", root + "/" + pair + "/ambient.tif",
+                                 "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                 "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warning = r.stderr.split(separator: "\n").filter { $0.contains("(× EXIF's; red, green, blue)") }
+            #expect(warning.count == (fires ? 1 : 0), "\(pair): \(r.stderr)")
+            let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
+            let channels = try #require(ratio["edgeRatioByChannel"]?.array, "\(pair)")
+            #expect(channels.count == 3)
+            let extra = ratio["edgeChannelRelativeUncertainty"]?.double
+            let total = try #require(ratio["relativeUncertainty"]?.double)
+            if fires {
+                #expect(channels.compactMap(\.double).count == 3)
+                #expect(extra != nil && extra! > 0.01 && total >= extra!, "\(pair): channel uncertainty \(extra.map { "\($0)" } ?? "none"), total \(total)")
+            } else {
+                #expect(extra == nil, "\(pair): channel uncertainty \(extra.map { "\($0)" } ?? "none")")
+            }
+        }
+    }
 }
