@@ -631,6 +631,18 @@ struct FuseCLITests {
         #expect(try CLI.run(["fuse", "--help"]).status == 0)
     }
 
+    /// `fuse` on `folder`'s flash.tif and ambient.tif with the committed synthetic Nikon and YAG
+    /// profiles, writing o.tif and r.json into `dir`: the outcome and the report's
+    /// `exposure.ambientRatio` (throws when there is no report).
+    static func fuseWithSyntheticNikonProfiles(_ folder: String, into dir: URL) throws -> (CLI.Outcome, [String: JSONValue]) {
+        let root = FlatFieldCLITests.root, report = dir.appendingPathComponent("r.json").path
+        let r = try CLI.run(["fuse", folder + "/flash.tif", folder + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
+        let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
+        return (r, ratio)
+    }
+
     /// Synth arguments, and whether the bands-of-rows warning must fire: a blue spot at the top
     /// under a 0.8-cycle flicker (banding fitted, bands apart); a red spot at the bottom under the
     /// same flicker, which the fit misses (rows 12–16 % off; bands apart on both sides of r₀); and,
@@ -644,21 +656,16 @@ struct FuseCLITests {
     @Test("flicker slower than a cycle per frame beside a spot (100 Hz, 8 ms readout): the bands of edges disagree, fuse says so in one line and the report gives each band's ratio and the uncertainty counted; a spot under steady light with the camera shaken is not taken for it",
           arguments: slowBandingCases)
     func slowBandingIsSaid(synthArguments: [String], fires: Bool) throws {
-        let root = FlatFieldCLITests.root
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let scene = dir.appendingPathComponent("pair").path
         let render = try CLI.run(["synth"] + synthArguments + ["--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
                                                              "--spectra", FlatFieldCLITests.spectra, "--out", scene])
         #expect(render.status == 0, "\(render.stderr)")
-        let report = dir.appendingPathComponent("r.json").path
-        let r = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
-                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
-                             "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
+        let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(scene, into: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let warning = r.stderr.split(separator: "\n").filter { $0.contains("in bands of rows") }
         #expect(warning.count == (fires ? 1 : 0), "\(r.stderr)")
-        let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
         let bands = try #require(ratio["edgeRatioByRowBand"]?.array)
         #expect(bands.count == 4 && bands.compactMap(\.double).count >= 2)
         let extra = ratio["rowBandRelativeUncertainty"]?.double
@@ -680,15 +687,10 @@ struct FuseCLITests {
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         for (pair, fires) in [("fixtures/real-hard/200lux-4000K-on-all-effects", true), ("fixtures/colorchecker/200lux-4000K-on", false)] {
-            let report = dir.appendingPathComponent("r.json").path
-            let r = try CLI.run(["fuse", root + "/" + pair + "/flash.tif", root + "/" + pair + "/ambient.tif",
-                                 "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
-                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
-                                 "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
+            let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(root + "/" + pair, into: dir)
             #expect(r.status == 0, "\(r.stderr)")
             let warning = r.stderr.split(separator: "\n").filter { $0.contains("(× EXIF's; red, green, blue)") }
             #expect(warning.count == (fires ? 1 : 0), "\(pair): \(r.stderr)")
-            let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
             let channels = try #require(ratio["edgeRatioByChannel"]?.array, "\(pair)")
             #expect(channels.count == 3)
             let extra = ratio["edgeChannelRelativeUncertainty"]?.double
