@@ -377,7 +377,7 @@ enum IlluminationEdgeRatio {
     /// shares) in r₀'s uncertainty (`AmbientRatioEstimate.channelExcess`). The channels' locations
     /// come from the same profiles (and a demosaiced frame's channels share noise), so Q is
     /// conservative. Not caught: under a blue LED spot on a scene without shadows (a review's Sigma
-    /// render, EXIF exact; README) green read 1.319 and blue 1.225 from 55 profiles, within their
+    /// render, EXIF exact; docs/real-capture-findings.md) green read 1.319 and blue 1.225 from 55 profiles, within their
     /// errors, and r₀ = 1.26 stands, stated to ±2.2 % for a truth of 1.
     static func channelHeterogeneity(_ channels: [TukeyBiweight.Location?]) -> Double? {
         let located = channels.compactMap { $0 }.filter { $0.standardError > 0 }
