@@ -171,12 +171,13 @@ struct ExposureRatioUncertaintyOptionTests {
     /// not hold τ² (the estimate counts it, `AmbientRatioEstimate.channelExcess`).
     @Test func selectionCountsChannelDisagreement() throws {
         var rng = SplitMix64(seed: 11)
-        func samples(green: Double, blue: Double) -> [(g: Double, sigma: Double, q: Double, t: Double, gs: SIMD3<Double>, weights: SIMD3<Double>)] {
+        func samples(green: Double, blue: Double) -> [IlluminationEdgeRatio.EdgeProfile] {
             (0..<200).map { i in
                 let s = 0.02
                 let gg = green + s * rng.gaussian(), gb = blue + s * rng.gaussian()
                 let weights = SIMD3<Double>(0, 1 / (s * s), 1 / (s * s))
-                return ((gg + gb) / 2, s / 2.0.squareRoot(), 3.0, (Double(i) + 0.5) / 200, SIMD3(0, gg, gb), weights)
+                return IlluminationEdgeRatio.EdgeProfile(gs: SIMD3(0, gg, gb), weights: weights, q: 3.0, misfit: 0,
+                                                         t: (Double(i) + 0.5) / 200)
             }
         }
         let agreeing = try #require(IlluminationEdgeRatio.selection(samples(green: 1.0, blue: 1.0), misfitScale: 1))

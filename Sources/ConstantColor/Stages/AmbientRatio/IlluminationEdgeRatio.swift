@@ -39,6 +39,23 @@ enum IlluminationEdgeRatio {
         var channelExcessVariance: Double? = nil
     }
 
+    /// One profile whose channels agree on g: each channel's g and weight 1/σ² (weight 0: the channel
+    /// did not measure it), the quotient Q = F′/A at its centre, its misfit, and its row's place down
+    /// the frame (0…1). The profile's g and σ are the channels' inverse-variance mean and its error,
+    /// computed once from them.
+    struct EdgeProfile {
+        let gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, t: Double
+        /// The channels' inverse-variance mean, its standard error and the number of channels measured.
+        let g: Double, sigma: Double, channelCount: Int
+
+        init(gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, t: Double) {
+            self.gs = gs; self.weights = weights; self.q = q; self.misfit = misfit; self.t = t
+            var sw = 0.0, swg = 0.0, count = 0
+            for c in 0..<3 where weights[c] > 0 { sw += weights[c]; swg += weights[c] * gs[c]; count += 1 }
+            g = swg / sw; sigma = 1 / sw.squareRoot(); channelCount = count
+        }
+    }
+
     /// Bands of rows in which `Result.rowBands` measures r₀ again (`AmbientRatioEstimate.rowBandExcess`).
     static let rowBandCount = 4
 
@@ -147,9 +164,7 @@ enum IlluminationEdgeRatio {
     static func measure(_ p: ReducedFramePair, banded: (channels: [[Double]], sum: [Double]), blur: SIMD2<Double>) -> Measurement {
         let w = p.width, h = p.height
         guard w >= 5, h >= 5 else { return Measurement(result: nil, beyondRange: nil) }
-        var candidates: [(g: Double, sigma: Double, q: Double, misfit: Double, channels: Int, t: Double,
-                          gs: SIMD3<Double>, weights: SIMD3<Double>)] = []
-        var beyond = candidates
+        var candidates: [EdgeProfile] = [], beyond: [EdgeProfile] = []
         var threeChannel: [ThreeChannelProfile] = []
         var fPrime = banded.channels
         let fPrimeSum = banded.sum
@@ -192,7 +207,7 @@ enum IlluminationEdgeRatio {
                 // Per channel: fit F′(s) = α + β·s + g·A(s) along the profile. The line α + β·s takes
                 // the flash's smooth fall-off (∇D ≠ 0 even across a shadow edge); g is carried by
                 // the part of A that is not a line (the penumbra's bend).
-                var sw = 0.0, swg = 0.0, gs = SIMD3<Double>(), ws = SIMD3<Double>(), used = 0, misfit = 0.0, bends = SIMD3<Double>()
+                var gs = SIMD3<Double>(), ws = SIMD3<Double>(), used = 0, misfit = 0.0, bends = SIMD3<Double>()
                 for c in 0..<3 {
                     let a = p.ambientChannels[c], f = fPrime[c]
                     // D's bend along the profile: D_j·b·(s² − ⟨s²⟩), D_j from EXIF's r = 1 (its error
@@ -205,21 +220,19 @@ enum IlluminationEdgeRatio {
                     Self.detrended(&ap); Self.detrended(&fp)
                     guard let fit = Self.channelFit(flash: fp, ambient: ap, flashVariance: p.flashChannelVariance[c][j],
                                                     ambientVariance: p.ambientChannelVariance[c][j], level: a[j]) else { continue }
-                    gs[c] = fit.g; ws[c] = 1 / (fit.sigma * fit.sigma); sw += ws[c]; swg += ws[c] * fit.g; used += 1
+                    gs[c] = fit.g; ws[c] = 1 / (fit.sigma * fit.sigma); used += 1
                     bends[c] = fit.bend
                     misfit += fit.misfit
                 }
                 guard used >= 2 else { continue }
-                let g = swg / sw, sigma = 1 / sw.squareRoot()
                 // Across an illumination edge every channel gives the same g (= r₀); across a
                 // reflectance edge each its own D_c/A_c. χ² of the channels' agreement, 99 % level.
                 let chi = Self.channelChiSquare(gs, weights: ws)
                 let q = fPrimeSum[j] / p.ambient[j]
                 if used == 3 { threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends)) }
                 guard chi < Self.channelAgreementLimit(channels: used) else { continue }
-                let t = (Double(y) + 0.5) / Double(h)
-                let profile = (g, sigma, q, misfit, used, t, gs, ws)
-                if range.contains(g) { candidates.append(profile) } else { beyond.append(profile) }
+                let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, t: (Double(y) + 0.5) / Double(h))
+                if range.contains(profile.g) { candidates.append(profile) } else { beyond.append(profile) }
             }
         }
         // The profiles that the model explains (`misfitLimit`), against the noise model's scale or,
@@ -229,7 +242,7 @@ enum IlluminationEdgeRatio {
         // have lost two thirds of the profiles; with the demosaic-calibrated profile the median is
         // 0.9–1.0 of the model's).
         // (The scale from the profiles within the range; from those beyond only where there are none.)
-        var relative = (candidates.isEmpty ? beyond : candidates).map { Float($0.misfit / misfitMedian(channels: $0.channels)) }
+        var relative = (candidates.isEmpty ? beyond : candidates).map { Float($0.misfit / misfitMedian(channels: $0.channelCount)) }
         // (Without a profile whose channels agree, the three-channel profiles' median sets the scale.)
         if relative.isEmpty { relative = threeChannel.map { Float($0.misfit / misfitMedian(channels: 3)) } }
         guard !relative.isEmpty else { return Measurement(result: nil, beyondRange: nil) }
@@ -239,9 +252,8 @@ enum IlluminationEdgeRatio {
         let channelScale = Self.channelScale(explainedThreeChannel)
         let coarseChannelScale = channelScale == nil
             ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError, minimumBend: coarseChannelScaleBend) : nil
-        let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
-        let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channels) }
-        let samples = explained.map { (g: $0.g, sigma: $0.sigma, q: $0.q, t: $0.t, gs: $0.gs, weights: $0.weights) }
+        let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
+        let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
         // All explained profiles, within the range and beyond, that read as illumination edges by
         // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
         // lie within `plausibleRatios` of EXIF (g near 0 is an edge of the ambient frame the flash
@@ -249,7 +261,7 @@ enum IlluminationEdgeRatio {
         // location (not truncated at the range, so noise alone leaves it inside). When it lies
         // beyond the range by more than three standard errors, EXIF is off by more than the search
         // allows.
-        let result = selection(samples, misfitScale: misfitScale)
+        let result = selection(explained, misfitScale: misfitScale)
         let illuminationLike = (explained + explainedBeyond).filter {
             $0.sigma < 0.2 * ($0.q - $0.g) && $0.g < 0.6 * $0.q && plausibleRatios.contains($0.g)
         }
@@ -328,9 +340,7 @@ enum IlluminationEdgeRatio {
     }
 
     /// The illumination cluster of `samples` (within `range`) and its robust mean.
-    /// `gs` and `weights`: each channel's g and 1/σ² (weight 0: the channel did not measure it).
-    static func selection(_ samples: [(g: Double, sigma: Double, q: Double, t: Double, gs: SIMD3<Double>, weights: SIMD3<Double>)],
-                          misfitScale: Double) -> Result? {
+    static func selection(_ samples: [EdgeProfile], misfitScale: Double) -> Result? {
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
         // when its noise is small against that gap (σ < 0.2·(Q − r)) and it is nearer r than Q
         // (g < r + 0.4·(Q − r)): the selection then cuts the illumination cluster no closer than
