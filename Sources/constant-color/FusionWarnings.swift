@@ -24,8 +24,9 @@ enum FusionWarnings {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
         if let excess = result.ambientRatio.rowBandExcessVariance {
+            let columns = result.ambientRatio.readoutAxis == .columns
             let bands = result.ambientRatio.edgeRatioByRowBand.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
-            lines.append("warning: ambient shadow edges put the exposure ratio at \(bands) (× EXIF's, top to bottom) in bands of rows, further apart than their errors allow: the flicker banding is not what its model describes (a flicker slower than a cycle per frame beside a light that varies down it?); its rows may be off by \(String(format: "%.1f", 100 * excess.squareRoot())) %, which the confidence counts wherever the ambient light matters")
+            lines.append("warning: ambient shadow edges put the exposure ratio at \(bands) (× EXIF's, \(columns ? "left to right" : "top to bottom")) in bands of \(columns ? "columns (the sensor's readout lines)" : "rows"), further apart than their errors allow: the flicker banding is not what its model describes (a flicker slower than a cycle per frame beside a light that varies \(columns ? "across" : "down") it?); its \(columns ? "columns" : "rows") may be off by \(String(format: "%.1f", 100 * excess.squareRoot())) %, which the confidence counts wherever the ambient light matters")
         }
         if let excess = result.ambientRatio.edgeChannelExcessVariance {
             let channels = result.ambientRatio.edgeRatioByChannel.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")

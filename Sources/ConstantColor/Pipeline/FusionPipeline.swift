@@ -171,7 +171,8 @@ public enum FusionPipeline {
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
         ratio = ratio.counting(noiseConsistency)
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
-            D.subtractAmbient(rowRatios: ratio.rowRatios, channelScale: SIMD3<Float>(ratio.channelScale), flash: F)
+            D.subtractAmbient(lineRatios: ratio.lineRatios, readout: ratio.readoutAxis, channelScale: SIMD3<Float>(ratio.channelScale),
+                              flash: F)
         }
         timings.lap("ambientRatio")
 

@@ -102,7 +102,7 @@ public struct FusionReport: Sendable, Codable {
         public var ambientToFlashRatio: Double
 
         /// The ratio the pipeline subtracted with: `ambientToFlashRatio / r̄`, r̄ the mean of
-        /// `ambientRatio.rowRatios` (equal to the metadata's when nothing was estimated).
+        /// `ambientRatio.lineRatios` (equal to the metadata's when nothing was estimated).
         public var estimatedAmbientToFlashRatio: Double?
         /// How it was found (stage 4a).
         public var ambientRatio: AmbientRatioReport?
@@ -137,8 +137,11 @@ public struct FusionReport: Sendable, Codable {
         /// The edge profiles' median misfit over the noise model's (about 1 when the camera profile's
         /// noise model fits the frames; `AmbientRatioEstimate.edgeMisfitScale`). Absent without edges.
         public var edgeMisfitScale: Double?
-        /// Flicker banding components removed.
+        /// Flicker banding components removed, along `readoutAxis`.
         public var banding: [RowBanding]
+        /// The lines the banding and the edges' bands run along: `rows`, or `columns` where the
+        /// sensor read the stored frame out column by column (`AmbientRatioEstimate.readoutAxis`).
+        public var readoutAxis: ReadoutAxis
         /// How much blurrier the registered ambient frame is than the flash frame, [x, y] variances in
         /// pixels² (hand shake, resampling), as matched before the edge regression
         /// (`AmbientRatioEstimate.ambientBlurVariance`).
@@ -159,8 +162,9 @@ public struct FusionReport: Sendable, Codable {
         /// (`NoiseConsistency.relativeScale`: about 1 when both ISO tags describe the frames; absent:
         /// not measured).
         public var ambientNoiseRelativeToFlash: Double?
-        /// r₀ as the edges measure it in each of four bands of rows, top to bottom, banding removed
-        /// (null: too few edges there; `AmbientRatioEstimate.edgeRatioByRowBand`). Absent without edges.
+        /// r₀ as the edges measure it in each of four bands of rows, top to bottom (of columns, left
+        /// to right, when `readoutAxis` is `columns`), banding removed (null: too few edges there;
+        /// `AmbientRatioEstimate.edgeRatioByRowBand`). Absent without edges.
         public var edgeRatioByRowBand: [Double?]?
         /// Where the bands disagree beyond their errors, the relative standard uncertainty counted for
         /// it in `relativeUncertainty` (`AmbientRatioEstimate.rowBandExcessVariance`); absent where they agree.
@@ -176,6 +180,7 @@ public struct FusionReport: Sendable, Codable {
         public init(_ r: AmbientRatioEstimate) {
             source = r.source; baseRatio = r.baseRatio; meanRatio = r.meanRatio
             relativeUncertainty = r.relativeUncertainty; edgeSampleCount = r.edgeSampleCount; banding = r.banding
+            readoutAxis = r.readoutAxis
             edgeRatio = r.edgeRatio; edgeRelativeUncertainty = r.edgeRelativeUncertainty; edgeWeight = r.edgeWeight
             edgeMisfitScale = r.edgeMisfitScale
             ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }

@@ -146,29 +146,40 @@ public struct DarkRoomEstimate: Sendable {
         ambientNoise = an
     }
 
-    /// Subtracts `r(y)·k_c·A_c` instead of `A` (stage 4a, `AmbientRatioEstimate`; `channelScale` k
-    /// is 1 but for frames whose channels are on different scales): with `A = F − D`,
-    /// `F − r·A = r·D + (1 − r)·F`, row by row, without resampling the ambient frame again. The
-    /// ambient noise model follows the scaled ambient at the rows' mean ratio r̄ (times the largest k):
+    /// Subtracts `r·k_c·A_c` instead of `A` (stage 4a, `AmbientRatioEstimate`; `channelScale` k
+    /// is 1 but for frames whose channels are on different scales), `r` one value per line along
+    /// `readout` (`lineRatios`: per row r(y), or per column r(x)): with `A = F − D`,
+    /// `F − r·A = r·D + (1 − r)·F`, without resampling the ambient frame again. The ambient noise
+    /// model follows the scaled ambient at the lines' mean ratio r̄ (times the largest k):
     /// σ²(r̄·A) = r̄²·offset + r̄·slope·(r̄·A).
-    public mutating func subtractAmbient(rowRatios: [Float], channelScale: SIMD3<Float> = SIMD3(1, 1, 1), flash: LinearFrame) {
+    public mutating func subtractAmbient(lineRatios: [Float], readout: ReadoutAxis = .rows,
+                                         channelScale: SIMD3<Float> = SIMD3(1, 1, 1), flash: LinearFrame) {
         let w = difference.width, h = difference.height, n = w * h
-        precondition(rowRatios.count == h && flash.image.pixelCount == n)
+        precondition(lineRatios.count == (readout == .rows ? h : w) && flash.image.pixelCount == n)
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
         difference.samples.withUnsafeMutableBufferPointer { dBuffer in
-            let f = UncheckedSendableBox(fBuffer)
+        lineRatios.withUnsafeBufferPointer { ratioBuffer in
+            let f = UncheckedSendableBox(fBuffer), ratios = UncheckedSendableBox(ratioBuffer)
             let d = SharedMutableBuffer(dBuffer)
             forEachRowBand(rowCount: h) { rows in
                 for y in rows {
                     for c in 0..<3 {
-                        let r = rowRatios[y] * channelScale[c], q = 1 - r
                         let start = c * n + y * w
-                        for i in start..<(start + w) { d[i] = r * d[i] + q * f.value[i] }
+                        if readout == .rows {
+                            let r = ratios.value[y] * channelScale[c], q = 1 - r
+                            for i in start..<(start + w) { d[i] = r * d[i] + q * f.value[i] }
+                        } else {
+                            let k = channelScale[c]
+                            for x in 0..<w {
+                                let r = ratios.value[x] * k, i = start + x
+                                d[i] = r * d[i] + (1 - r) * f.value[i]
+                            }
+                        }
                     }
                 }
             }
-        }}
-        let mean = rowRatios.reduce(0) { $0 + Double($1) } / Double(max(1, h)) * Double(channelScale.max())
+        }}}
+        let mean = lineRatios.reduce(0) { $0 + Double($1) } / Double(max(1, lineRatios.count)) * Double(channelScale.max())
         ambientNoise.varianceOffset *= Float(mean * mean)
         ambientNoise.varianceSlope *= Float(mean)
     }

@@ -3,8 +3,9 @@
 /// blocks so that about 200 rows remain: small enough that a few pixels of hand-shake blur and the
 /// pixel noise shrink, large enough to resolve flicker bands and penumbrae.
 struct ReducedFramePair {
-    /// Size of the reduced image, the block side in full-resolution pixels and the full frame's height.
-    let width: Int, height: Int, block: Int, fullHeight: Int
+    /// Size of the reduced image, the block side in full-resolution pixels and the full frame's
+    /// height and width (along this pair's rows and columns: exchanged by `transposed`).
+    let width: Int, height: Int, block: Int, fullHeight: Int, fullWidth: Int
     /// Full-resolution pixels from the frame's top left corner to the first block's, on both axes.
     let origin: Int
     /// Block means of `F_r + F_g + F_b` and `A_r + A_g + A_b`, row-major.
@@ -49,7 +50,7 @@ struct ReducedFramePair {
     func halved(offset: Int = 0) -> ReducedFramePair {
         precondition(offset == 0 || offset == 1)
         let hw = (width - offset) / 2, hh = (height - offset) / 2
-        var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight,
+        var out = ReducedFramePair(width: hw, height: hh, block: block * 2, fullHeight: fullHeight, fullWidth: fullWidth,
                                    origin: origin + offset * block, interpolationVariance: interpolationVariance,
                                    flashNoise: flashNoise, ambientNoise: ambientNoise)
         let resampled = Self.resampledNoiseFactor(block: 2 * block, interpolationVariance: interpolationVariance, noise: ambientNoise)
@@ -80,9 +81,10 @@ struct ReducedFramePair {
         return out
     }
 
-    private init(width: Int, height: Int, block: Int, fullHeight: Int, origin: Int, interpolationVariance: SIMD2<Double>,
-                 flashNoise: FrameNoise, ambientNoise: FrameNoise) {
-        self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight; self.origin = origin
+    private init(width: Int, height: Int, block: Int, fullHeight: Int, fullWidth: Int, origin: Int,
+                 interpolationVariance: SIMD2<Double>, flashNoise: FrameNoise, ambientNoise: FrameNoise) {
+        self.width = width; self.height = height; self.block = block; self.fullHeight = fullHeight; self.fullWidth = fullWidth
+        self.origin = origin
         self.interpolationVariance = interpolationVariance
         self.flashNoise = flashNoise; self.ambientNoise = ambientNoise
         let n = width * height
@@ -97,7 +99,7 @@ struct ReducedFramePair {
         let w = frame.image.width, h = frame.image.height, n = w * h
         let k = max(1, min(w, h) / Self.targetRows)
         let rw = w / k, rh = h / k
-        width = rw; height = rh; block = k; fullHeight = h; origin = 0
+        width = rw; height = rh; block = k; fullHeight = h; fullWidth = w; origin = 0
         self.interpolationVariance = interpolationVariance
         flashNoise = darkRoom.flashNoise; ambientNoise = darkRoom.ambientNoise
         let m = rw * rh
@@ -169,6 +171,30 @@ struct ReducedFramePair {
             }
         }
         self.flash = f; ambient = a; flashVariance = vf; ambientVariance = va; valid = ok
+    }
+
+    /// The pair turned about its diagonal: rows and columns exchanged, in the planes, the sizes and
+    /// the resampling's blur per axis. Stage 4a's row analyses (`RowBandingFit`, the edges' bands of
+    /// rows) then read the frame's columns: where the sensor read the frame out column by column — a
+    /// portrait capture whose raw converter turned the pixels upright — a flickering light's bands
+    /// run down the columns (`AmbientRatioEstimate.readoutAxis`). The noise models are the same on
+    /// both axes. Transposing twice gives the pair back.
+    func transposed() -> ReducedFramePair {
+        var out = ReducedFramePair(width: height, height: width, block: block, fullHeight: fullWidth, fullWidth: fullHeight,
+                                   origin: origin,
+                                   interpolationVariance: SIMD2(interpolationVariance.y, interpolationVariance.x),
+                                   flashNoise: flashNoise, ambientNoise: ambientNoise)
+        func turned<T>(_ plane: [T]) -> [T] {
+            var o = plane
+            for y in 0..<height { for x in 0..<width { o[x * height + y] = plane[y * width + x] } }
+            return o
+        }
+        out.flash = turned(flash); out.ambient = turned(ambient)
+        out.flashVariance = turned(flashVariance); out.ambientVariance = turned(ambientVariance)
+        out.flashChannels = flashChannels.map(turned); out.ambientChannels = ambientChannels.map(turned)
+        out.flashChannelVariance = flashChannelVariance.map(turned); out.ambientChannelVariance = ambientChannelVariance.map(turned)
+        out.valid = turned(valid)
+        return out
     }
 
     /// The pair with the ambient frame's channel c multiplied by `k[c]` (sums and variances

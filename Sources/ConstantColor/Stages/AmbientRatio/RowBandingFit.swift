@@ -34,6 +34,20 @@ struct RowBandingFit {
     /// No banding.
     static let none = RowBandingFit(components: [], relativeVariance: 0)
 
+    /// How much banding the fit found: the sum of its components' squared amplitudes (twice the
+    /// banding's variance over the frame, in units of r²; 0 without components).
+    var bandingPower: Double { components.reduce(0) { $0 + $1.amplitude * $1.amplitude } }
+
+    /// How clearly the fit measured its banding: `bandingPower` over the variance its parameters'
+    /// uncertainty leaves (`relativeVariance`), a signal-to-noise ratio; 0 without components. It
+    /// chooses between the fits of the two readout axes (`AmbientRatioEstimate.estimate`): a real
+    /// flicker is measured to a few parts in 10⁵ of its power, while a trend that the other axis's
+    /// fit reads into what the fall-off model misses carries a thousand times the variance.
+    var bandingSignificance: Double {
+        guard !components.isEmpty else { return 0 }
+        return relativeVariance > 0 ? bandingPower / relativeVariance : .infinity
+    }
+
     /// Most components fitted (mains flicker, its PWM beat, one more).
     static let maximumComponents = 3
     /// F statistic a component must exceed.
