@@ -82,15 +82,18 @@ struct CalibrateChart: ParsableCommand {
         let black = blackLevel ?? existing!.blackLevel, white = whiteLevel ?? existing!.whiteLevel
         guard white > black, black >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
         let description = try ChartDescription(path: chart)
-        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc,
-                                         whiteLevel: (white, camera ?? "--white-level"))
+        let (frame, orientation) = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure,
+                                                        linearizeICC: linearizeIcc, whiteLevel: (white, camera ?? "--white-level"))
+        try Self.requireShownAsStored(orientation, path: capture)
         var ambientFrame: RawFrame?
         if let path = ambient {
-            ambientFrame = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
+            let loaded = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
+            try Self.requireShownAsStored(loaded.orientation, path: path)
+            ambientFrame = loaded.frame
         }
         var darkFrame: DarkFrame?
         if let path = dark {
-            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: black,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
             darkFrame = measured
@@ -171,6 +174,14 @@ struct CalibrateChart: ParsableCommand {
                                 c.blockFactor.x, c.blockFactor.y, c.blockFactor.z, c.areaFactor.x, c.areaFactor.y, c.areaFactor.z))
         } else {
             progress.say("warning: the patches' sampled squares are too small (under 16 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
+        }
+    }
+
+    /// Refuses a capture shown turned: the chart description's patch centres are positions in the
+    /// image as stored, and a user reads them off the image as a viewer shows it.
+    static func requireShownAsStored(_ orientation: TIFFOrientation, path: String) throws {
+        guard orientation == .topLeft else {
+            throw CLIError(file: path, problem: "is stored with orientation \(orientation.value) (\(orientation)): a viewer shows it turned, while the chart description's patch centres are read in the stored pixels; save the capture with orientation 1 (as shown) and give the centres in that image")
         }
     }
 }

@@ -55,10 +55,11 @@ struct CalibrateFlatField: ParsableCommand {
         try AtomicFile.checkDestination(flashOut)
         let cameraProfile = try CameraProfile(path: camera)
         var profile = try FlashProfile(path: flashProfile)
-        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)
+        // (Any orientation: the map is laid on the stored pixels, as fuse processes a pair.)
+        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc).frame
         var darkImage: PlanarImage?
         if let path = dark {
-            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: cameraProfile.blackLevel,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
             progress.say(String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",

@@ -24,7 +24,7 @@ struct CheckCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Threshold in [0, 1]; default: the report's threshold.")
     var threshold: Double?
 
-    @Option(parsing: .unconditional, help: "Region of interest x,y,w,h in pixels (needs --confidence).")
+    @Option(parsing: .unconditional, help: "Region of interest x,y,w,h in pixels of the map as shown (its TIFF Orientation applied, as by a viewer; needs --confidence).")
     var roi: String?
 
     @Option(help: "A confidence map written by `fuse --confidence` or `fuse --measurement-confidence`.")
@@ -64,10 +64,17 @@ struct CheckCommand: ParsableCommand {
                Int(width) != map.image.width || Int(height) != map.image.height {
                 throw CLIError(file: confidence, problem: "is \(map.image.width)x\(map.image.height), but \(report) is of a \(Int(width))x\(Int(height)) run: not its confidence map")
             }
-            guard x + w <= map.image.width, y + h <= map.image.height else {
-                throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(map.image.width)x\(map.image.height) map")
+            // The region is given in the map as a viewer shows it: a map fuse wrote from frames stored
+            // turned carries their Orientation tag (the weights are symmetric about the region's centre).
+            let orientation = TIFFOrientation(map.orientation) ?? .topLeft
+            let shown = orientation.exchangesAxes ? (map.image.height, map.image.width) : (map.image.width, map.image.height)
+            guard x + w <= shown.0, y + h <= shown.1 else {
+                throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(shown.0)x\(shown.1) map"
+                               + (orientation == .topLeft ? "" : " as shown (stored \(map.image.width)x\(map.image.height), orientation \(orientation.value): \(orientation))"))
             }
-            value = ConfidenceSummary.centerWeightedMean(map.image, region: (x, y, w, h))
+            let stored = orientation.storedRectangle(x: x, y: y, width: w, height: h,
+                                                     imageWidth: map.image.width, imageHeight: map.image.height)
+            value = ConfidenceSummary.centerWeightedMean(map.image, region: stored)
             what = "center-weighted mean confidence of region \(roi)"
         }
         let verdict = value >= limit

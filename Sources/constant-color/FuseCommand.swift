@@ -75,12 +75,19 @@ struct FuseCommand: ParsableCommand {
                                           countColorimetricUncertainty: colorimetricUncertainty) {
             progress.say(line)
         }
-        let flashFrame = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure, linearizeICC: linearizeIcc,
-                                              whiteLevel: (cameraProfile.whiteLevel, camera))
-        let ambientFrame = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
-                                                whiteLevel: (cameraProfile.whiteLevel, camera))
+        let (flashFrame, orientation) = try InputFrames.load(path: flash, role: "flash", exposureOverride: flashExposure,
+                                                             linearizeICC: linearizeIcc, whiteLevel: (cameraProfile.whiteLevel, camera))
+        let (ambientFrame, ambientOrientation) = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure,
+                                                                      linearizeICC: linearizeIcc, whiteLevel: (cameraProfile.whiteLevel, camera))
+        // The pair is processed as stored (the sensor's rows: the flash's shading map and the
+        // rolling shutter follow them) and the outputs keep the tag; frames stored turned
+        // differently are not one view.
+        guard ambientOrientation == orientation else {
+            throw CLIError(file: ambient, problem: "is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame \(flash) with \(orientation.value) (\(orientation)): the frames must be stored alike (save both from the same converter with the same rotation setting)")
+        }
         timer.lap("decode")
-        progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair")
+        progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair"
+                     + (orientation == .topLeft ? "" : " stored with orientation \(orientation.value) (\(orientation)): processed as stored, the outputs carry the tag"))
 
         var options = FusionOptions()
         options.primaries = OutputPrimaries(rawValue: primaries)!
@@ -111,23 +118,32 @@ struct FuseCommand: ParsableCommand {
         let finished = result
         let staged = AtomicFileSet()
         var writes: [() throws -> Void] = [{
-            try TIFFWriter.writeRGB16(finished.rendered16, to: output, iccProfile: icc, protectedPaths: inputs, staging: staged)
+            try TIFFWriter.writeRGB16(finished.rendered16, to: output, iccProfile: icc, orientation: orientation.value,
+                                      protectedPaths: inputs, staging: staged)
         }]
         if let confidence {
-            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: confidence, protectedPaths: inputs, staging: staged) }
+            writes.append {
+                try TIFFWriter.writeFloat(finished.confidence, to: confidence, orientation: orientation.value, protectedPaths: inputs, staging: staged)
+            }
         }
         if let measurementConfidence {
-            writes.append { try TIFFWriter.writeFloat(finished.measurementConfidence, to: measurementConfidence, protectedPaths: inputs, staging: staged) }
+            writes.append {
+                try TIFFWriter.writeFloat(finished.measurementConfidence, to: measurementConfidence, orientation: orientation.value,
+                                          protectedPaths: inputs, staging: staged)
+            }
         }
         if let linear, let linearImage = finished.linear {
             writes.append {
                 try TIFFWriter.write(linearImage, to: linear,
-                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC, imageDescription: linearDescription),
+                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: linearICC, imageDescription: linearDescription,
+                                                               orientation: orientation.value),
                                      protectedPaths: inputs, staging: staged)
             }
         }
         if let fallback, let image = finished.fallback16 {
-            writes.append { try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, protectedPaths: inputs, staging: staged) }
+            writes.append {
+                try TIFFWriter.writeRGB16(image, to: fallback, iccProfile: icc, orientation: orientation.value, protectedPaths: inputs, staging: staged)
+            }
         }
         do { try runConcurrently(writes) } catch { staged.discard(); throw error }
         timer.lap("encode")

@@ -4,7 +4,8 @@ import Foundation
 
 /// Reading the input frames: TIFF decode, ICC check, exposure from EXIF or the command line.
 enum InputFrames {
-    /// Decodes `path` into a raw camera-RGB frame.
+    /// Decodes `path` into a raw camera-RGB frame, its samples as stored, and its Orientation tag
+    /// (`TIFFOrientation`: what the caller does with a file shown turned is its own question).
     ///
     /// - Exposure: the command-line override when given, else the file's EXIF tags (33434, 33437,
     ///   34855); missing data is an error, never a guess.
@@ -13,7 +14,7 @@ enum InputFrames {
     /// - With `whiteLevel` (its value, and where it comes from), a white level above the largest
     ///   code the file can hold is said: clipping could not be recognized in it.
     static func load(path: String, role: String, exposureOverride: String?, linearizeICC: Bool,
-                     whiteLevel: (level: Double, source: String)? = nil) throws -> RawFrame {
+                     whiteLevel: (level: Double, source: String)? = nil) throws -> (frame: RawFrame, orientation: TIFFOrientation) {
         var decoded = try TIFFReader.read(path: path)
         guard decoded.image.channelCount == 3 else {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
@@ -60,6 +61,6 @@ enum InputFrames {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give --\(role)-exposure T,N,ISO")
         }
-        return RawFrame(image: decoded.image, exposure: exposure, name: path)
+        return (RawFrame(image: decoded.image, exposure: exposure, name: path), TIFFOrientation(decoded.orientation) ?? .topLeft)
     }
 }

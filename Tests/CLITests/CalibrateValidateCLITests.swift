@@ -38,6 +38,19 @@ struct CalibrateValidateCLITests {
         #expect(abs(w.x - d65.x) < 1e-9 && abs(w.y - 1) < 1e-9 && abs(w.z - d65.z) < 1e-9)
     }
 
+    @Test("a chart capture stored with Orientation 8 is refused in one line naming the orientation: the chart's patch centres are read in the stored pixels, while a viewer shows it turned")
+    func calibrateChartRefusesACaptureShownTurned() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let decoded = try TIFFReader.read(path: Self.darkroom)
+        let turned = dir.appendingPathComponent("turned.tif").path
+        try TIFFWriter.write(decoded.image, to: turned, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings, orientation: 8))
+        let r = try CLI.run(chartArguments(turned, chart: Self.darkroomTruth, out: dir))
+        #expect(r.status == 2 && r.stderr.contains("turned.tif") && r.stderr.contains("orientation 8 (row 0 left, column 0 bottom)"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cam.json").path))
+    }
+
     @Test("a chart description that does not match the capture (patch colours in reverse order): the fit is far off, exit 1, no profile written")
     func calibrateChartRefusesAWrongChart() throws {
         let dir = try Self.temporaryFolder()

@@ -490,6 +490,49 @@ struct FuseCLITests {
         #expect(r.stderr.components(separatedBy: "clipped pixels cannot be recognized").count == 3, "one warning per frame: \(r.stderr)")
     }
 
+    @Test("frames stored with Orientation 6 (a portrait capture as the camera wrote it): fused as stored, every output carries the tag and holds the samples of the same pair tagged 1; frames tagged differently: exit 2, one line; check --roi takes the region in the map as shown")
+    func orientedFrames() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        for (name, exposure) in [("flash", PairFolder.flashExposure), ("ambient", PairFolder.ambientExposure)] {
+            let decoded = try TIFFReader.read(path: pair.file("\(name).tif"))
+            try TIFFWriter.write(decoded.image, to: pair.file("\(name)6.tif"),
+                                 options: TIFFWriteOptions(sampleType: .uint16, exposure: exposure, orientation: 6))
+        }
+        func fuse(_ flash: String, _ ambient: String, _ tag: String) throws -> CLI.Outcome {
+            try CLI.run(["fuse", pair.file(flash), pair.file(ambient), "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"),
+                         "-o", pair.file("out\(tag).tif"), "--confidence", pair.file("conf\(tag).tif"), "--linear", pair.file("linear\(tag).tif"),
+                         "--fallback", pair.file("fallback\(tag).tif"), "--report", pair.file("report\(tag).json")])
+        }
+        let upright = try fuse("flash.tif", "ambient.tif", "1"), turned = try fuse("flash6.tif", "ambient6.tif", "6")
+        #expect(upright.status != 2 && turned.status == upright.status, "\(turned.stderr)")
+        #expect(turned.stderr.contains("orientation 6 (row 0 right, column 0 top)"), "\(turned.stderr)")
+        for name in ["out", "conf", "linear", "fallback"] {
+            let a = try TIFFReader.read(path: pair.file("\(name)1.tif")), b = try TIFFReader.read(path: pair.file("\(name)6.tif"))
+            #expect(a.orientation == 1 && b.orientation == 6, "\(name)")
+            #expect(a.image == b.image, "\(name)")
+        }
+        // Tagged differently: not one view.
+        let mixed = try fuse("flash6.tif", "ambient.tif", "m")
+        #expect(mixed.status == 2 && mixed.stderr.contains("ambient.tif") && mixed.stderr.contains("orientation 1"), "\(mixed.stderr)")
+        #expect(mixed.stderr.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(mixed.stderr)")  // (after the profiles' notes)
+        #expect(!FileManager.default.fileExists(atPath: pair.file("outm.tif")))
+        // A map tagged 6 is shown 64 wide and 96 tall; a region of it as shown is the stored region
+        // under it: its mean is that of the upright map's stored region (row 0 shown on the right).
+        let map = try TIFFReader.read(path: pair.file("conf6.tif")).image
+        var marked = map
+        for y in 0..<map.height { for x in 0..<map.width { marked[x, y, 0] = x < 16 && y >= 48 ? 1 : 0 } }
+        try TIFFWriter.writeFloat(marked, to: pair.file("marked6.tif"), orientation: 6)
+        func check(_ roi: String, _ mapName: String) throws -> CLI.Outcome {
+            try CLI.run(["check", pair.file("report6.json"), "--roi", roi, "--confidence", pair.file(mapName), "--threshold", "0.99"])
+        }
+        // Stored x < 16, y ≥ 48 (rows 48…63 shown as the leftmost columns 0…15; columns 0…15 as the top rows).
+        #expect(try check("0,0,16,16", "marked6.tif").status == 0)
+        #expect(try check("48,0,16,16", "marked6.tif").status == 1)
+        let outside = try check("0,0,96,64", "marked6.tif")
+        #expect(outside.status == 2 && outside.stderr.contains("64x96 map as shown"), "\(outside.stderr)")
+    }
+
     @Test("check --roi refuses a confidence map of another size than the report's run")
     func checkRefusesAnotherRunsMap() throws {
         let pair = try PairFolder()

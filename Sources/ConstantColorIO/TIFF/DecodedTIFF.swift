@@ -16,8 +16,9 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var exposure: ExposureFields
     /// The embedded ICC profile (tag 34675, InterColorProfile), if any.
     public var iccProfile: [UInt8]?
-    /// The Orientation tag (274); always 1 (row 0 at the top, column 0 at the left), because
-    /// other orientations are refused.
+    /// The Orientation tag (274, TIFF 6.0 section 8), 1…8 (1 where the file has none): where the
+    /// stored row 0 and column 0 are meant to be shown (1: top, left). `image` holds the samples as
+    /// stored, not turned (`TIFFOrientation`).
     public var orientation: Int
     /// Warnings libtiff reported while reading (for example unknown tags); the file was read.
     public var warnings: [String]

@@ -49,6 +49,9 @@ struct TIFFLayout: Sendable {
     let chunking: TIFFChunking
     /// Size in bytes of the largest decoded chunk (`TIFFStripSize` / `TIFFTileSize`).
     let chunkByteCount: Int
+    /// The Orientation tag (274, TIFF 6.0 section 8), 1…8: where the stored row 0 and column 0
+    /// are meant to be shown. The samples are decoded as stored, not turned.
+    let orientation: Int
 
     /// Rows covered by one strip or one row of tiles.
     var rowsPerUnit: Int {
@@ -69,8 +72,8 @@ struct TIFFLayout: Sendable {
     /// Refuses (before allocating) zero-sized images, more than `maximumPixelCount` pixels,
     /// compression other than none / LZW / Deflate / PackBits, photometric interpretations other
     /// than MinIsBlack (1 sample) and RGB (3 or more samples), bit depths other than 8/16-bit
-    /// unsigned and 32-bit float, orientations other than 1, a reduced-resolution first image and
-    /// associated (premultiplied) alpha.
+    /// unsigned and 32-bit float, an Orientation value outside 1…8, a reduced-resolution first
+    /// image and associated (premultiplied) alpha.
     init(handle: TIFFHandle, path: String, maximumPixelCount: Int) throws(TIFFError) {
         let tif = handle.tif
         var width32: UInt32 = 0
@@ -142,10 +145,8 @@ struct TIFFLayout: Sendable {
 
         var orientation: UInt16 = 1
         _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_ORIENTATION), &orientation)
-        guard orientation == 1 else {
-            throw .unsupported(path: path, what: "orientation \(orientation) (\(Self.orientationName(orientation))); "
-                               + "only orientation 1 (row 0 at the top, column 0 at the left) is read; "
-                               + "rotate the image to orientation 1 first")
+        guard (1...8).contains(orientation) else {
+            throw .corrupt(path: path, detail: "Orientation tag \(orientation): not a valid orientation (TIFF 6.0 defines 1 to 8)")
         }
 
         var subfileType: UInt32 = 0
@@ -229,6 +230,7 @@ struct TIFFLayout: Sendable {
         self.isPlanarSeparate = isPlanarSeparate
         self.chunking = chunking
         self.chunkByteCount = chunkByteCount
+        self.orientation = Int(orientation)
     }
 
     /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.
@@ -291,21 +293,6 @@ struct TIFFLayout: Sendable {
         case 5: return "complex signed integer"
         case 6: return "complex floating-point"
         default: return "format \(value)"
-        }
-    }
-
-    /// Where row 0 and column 0 lie for each Orientation value (TIFF 6.0 section 8).
-    static func orientationName(_ value: UInt16) -> String {
-        switch value {
-        case 1: return "row 0 top, column 0 left"
-        case 2: return "row 0 top, column 0 right"
-        case 3: return "row 0 bottom, column 0 right"
-        case 4: return "row 0 bottom, column 0 left"
-        case 5: return "row 0 left, column 0 top"
-        case 6: return "row 0 right, column 0 top"
-        case 7: return "row 0 right, column 0 bottom"
-        case 8: return "row 0 left, column 0 bottom"
-        default: return "not a valid orientation"
         }
     }
 }

@@ -9,9 +9,10 @@ public enum TIFFReader {
     /// Accepted: 8/16-bit unsigned or 32-bit IEEE float samples; 1 sample (MinIsBlack) or 3 and
     /// more (RGB; a 4th, alpha or other extra sample is dropped); chunky or planar-separate;
     /// strips or tiles; no compression, LZW, Deflate (both tag values) or PackBits, with or
-    /// without a horizontal / floating-point predictor. Only Orientation 1 (row 0 at the top,
-    /// column 0 at the left) is accepted: any other orientation is refused as `unsupported`
-    /// naming it, never silently ignored.
+    /// without a horizontal / floating-point predictor. The samples are returned as stored, whatever
+    /// the Orientation tag (1…8, reported in `DecodedTIFF.orientation`; another value is refused as
+    /// `corrupt`): stored rows are the sensor's rows, which the flash shading map and a rolling
+    /// shutter's lines follow, and the caller decides what the orientation means for it.
     ///
     /// Refused before any pixel memory is allocated: images with more than `maximumPixelCount`
     /// pixels (`tooLarge`) or zero size, and unsupported layouts (12-bit, palette, YCbCr/JPEG,
@@ -71,7 +72,7 @@ public enum TIFFReader {
                                channelCount: layout.outputChannelCount, samples: samples),
             bitsPerSample: layout.sampleKind.byteCount * 8,
             isFloatingPoint: layout.sampleKind == .float32,
-            exposure: exposure, iccProfile: iccProfile, orientation: 1, warnings: warnings,
+            exposure: exposure, iccProfile: iccProfile, orientation: layout.orientation, warnings: warnings,
             imageDescription: imageDescription)
     }
 

@@ -55,12 +55,16 @@ public struct TIFFWriteOptions: Sendable, Equatable {
     /// The ImageDescription tag (270): what the samples are, where no ICC profile can say it (e.g.
     /// CIE XYZ data, which TIFF's photometric interpretations cannot name).
     public var imageDescription: String?
+    /// The Orientation tag (274), 1…8: how a viewer should turn the stored samples (an output
+    /// keeps its input's, so that it is shown as the input is).
+    public var orientation: Int
 
     /// Creates options; by default uncompressed, interleaved strips with no metadata.
     public init(sampleType: SampleType, compression: Compression = .none, usePredictor: Bool = true,
                 planar: Bool = false, tileSize: Int? = nil, rowsPerStrip: Int? = nil,
                 iccProfile: [UInt8]? = nil, exposure: ExposureSettings? = nil,
-                exposureInIFD0: Bool = false, software: String? = nil, imageDescription: String? = nil) {
+                exposureInIFD0: Bool = false, software: String? = nil, imageDescription: String? = nil,
+                orientation: Int = 1) {
         self.sampleType = sampleType
         self.compression = compression
         self.usePredictor = usePredictor
@@ -72,5 +76,6 @@ public struct TIFFWriteOptions: Sendable, Equatable {
         self.exposureInIFD0 = exposureInIFD0
         self.software = software
         self.imageDescription = imageDescription
+        self.orientation = orientation
     }
 }

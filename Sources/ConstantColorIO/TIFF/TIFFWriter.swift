@@ -33,24 +33,25 @@ public enum TIFFWriter {
     /// Writes a 3-channel image as 16-bit RGB with an optional ICC profile; input samples are
     /// data numbers 0…65535 (clamped, rounded to nearest with ties to even).
     public static func writeRGB16(_ image: PlanarImage, to path: String, iccProfile: [UInt8]?,
-                                  compression: TIFFWriteOptions.Compression = .none,
+                                  compression: TIFFWriteOptions.Compression = .none, orientation: Int = 1,
                                   protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a 16-bit RGB file needs 3 channels, the image has \(image.channelCount)")
         }
         try write(image, to: path,
-                  options: TIFFWriteOptions(sampleType: .uint16, compression: compression, iccProfile: iccProfile),
+                  options: TIFFWriteOptions(sampleType: .uint16, compression: compression, iccProfile: iccProfile,
+                                            orientation: orientation),
                   protectedPaths: protectedPaths, staging: staging)
     }
 
     /// Writes a 1- or 3-channel image as 32-bit float samples, unchanged.
     public static func writeFloat(_ image: PlanarImage, to path: String,
-                                  compression: TIFFWriteOptions.Compression = .none,
+                                  compression: TIFFWriteOptions.Compression = .none, orientation: Int = 1,
                                   protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 1 || image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a float file needs 1 or 3 channels, the image has \(image.channelCount)")
         }
-        try write(image, to: path, options: TIFFWriteOptions(sampleType: .float32, compression: compression),
+        try write(image, to: path, options: TIFFWriteOptions(sampleType: .float32, compression: compression, orientation: orientation),
                   protectedPaths: protectedPaths, staging: staging)
     }
 
@@ -64,6 +65,9 @@ public enum TIFFWriter {
         }
         if let tile = options.tileSize, tile <= 0 || tile % 16 != 0 {
             throw .writeFailed(path: path, detail: "tile size \(tile) is not a positive multiple of 16")
+        }
+        guard TIFFOrientation(options.orientation) != nil else {
+            throw .writeFailed(path: path, detail: "orientation \(options.orientation) is not a TIFF orientation (1 to 8)")
         }
         if let rows = options.rowsPerStrip, rows <= 0 {
             throw .writeFailed(path: path, detail: "rows per strip \(rows) is not positive")
@@ -140,7 +144,7 @@ public enum TIFFWriter {
                                     UInt16(channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB)), "Photometric")
         try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG),
                                     UInt16(isPlanar ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG)), "PlanarConfig")
-        try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(ORIENTATION_TOPLEFT)), "Orientation")
+        try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(options.orientation)), "Orientation")
         if channels == 4 {
             var alpha = UInt16(EXTRASAMPLE_UNASSALPHA)
             try require(cc_tiff_set_u16_array(tif, UInt32(TIFFTAG_EXTRASAMPLES), 1, &alpha), "ExtraSamples")
