@@ -7,7 +7,7 @@ import Testing
 /// column.
 @Suite("Readout along columns (frames stored turned)")
 struct ReadoutAxisTests {
-    /// A 64 × 40 pair whose every sample is different, as `ReducedFramePair` makes it.
+    /// A 64 × 40 pair whose flash samples all differ (the ambient ones vary too), reduced by `ReducedFramePair`.
     static func pair() -> ReducedFramePair {
         let w = 64, h = 40, n = w * h
         var f = PlanarImage(width: w, height: h, channelCount: 3), a = f

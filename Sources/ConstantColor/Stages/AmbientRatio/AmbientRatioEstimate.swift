@@ -270,9 +270,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // The banding is fitted as an absolute change of r (it measures changes of F − r̄·A over A), so it
         // is added to r₀ as it is.
         var lines = [Float](repeating: 0, count: lineCount)
-        for y in 0..<lineCount {
-            let t = (Double(y) + 0.5) / Double(lineCount)
-            lines[y] = Float(base + bandFit.components.reduce(0) { $0 + $1.value(atFrameFraction: t) })
+        for line in 0..<lineCount {
+            let t = (Double(line) + 0.5) / Double(lineCount)
+            lines[line] = Float(base + bandFit.components.reduce(0) { $0 + $1.value(atFrameFraction: t) })
         }
         // Where the banding model does not describe the rows (a flicker slower than a cycle per frame
         // beside a light that varies down it), the edges' r₀ differs from one band of rows to the next.
