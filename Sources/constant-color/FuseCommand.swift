@@ -80,10 +80,12 @@ struct FuseCommand: ParsableCommand {
         let (ambientFrame, ambientOrientation) = try InputFrames.load(path: ambient, role: "ambient", exposureOverride: ambientExposure,
                                                                       linearizeICC: linearizeIcc, whiteLevel: (cameraProfile.whiteLevel, camera))
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
-        // rolling shutter follow them) and the outputs keep the tag; frames stored turned
-        // differently are not one view.
-        guard ambientOrientation == orientation else {
-            throw CLIError(file: ambient, problem: "is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame \(flash) with \(orientation.value) (\(orientation)): the frames must be stored alike (save both from the same converter with the same rotation setting)")
+        // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
+        // are said, not refused: a camera's orientation sensor can decide differently for two frames
+        // stored alike (held near 45°); frames stored turned apart differ in size (refused) or fail
+        // registration (said, and their confidence falls).
+        if ambientOrientation != orientation {
+            progress.say("warning: \(ambient) is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame with \(orientation.value) (\(orientation)): both are processed as stored and the outputs carry the flash frame's tag; if one frame was turned by its converter and the other not, they do not show one view")
         }
         timer.lap("decode")
         progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair"
