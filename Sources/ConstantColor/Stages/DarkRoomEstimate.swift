@@ -155,23 +155,25 @@ public struct DarkRoomEstimate: Sendable {
     public mutating func subtractAmbient(lineRatios: [Float], readout: ReadoutAxis = .rows,
                                          channelScale: SIMD3<Float> = SIMD3(1, 1, 1), flash: LinearFrame) {
         let w = difference.width, h = difference.height, n = w * h
-        precondition(lineRatios.count == (readout == .rows ? h : w) && flash.image.pixelCount == n)
+        let lines = lineRatios.count
+        precondition(lines == (readout == .rows ? h : w) && flash.image.pixelCount == n)
+        // r·k_c per channel and line, once.
+        let scaled = (0..<3).flatMap { c in lineRatios.map { $0 * channelScale[c] } }
         flash.image.samples.withUnsafeBufferPointer { fBuffer in
         difference.samples.withUnsafeMutableBufferPointer { dBuffer in
-        lineRatios.withUnsafeBufferPointer { ratioBuffer in
+        scaled.withUnsafeBufferPointer { ratioBuffer in
             let f = UncheckedSendableBox(fBuffer), ratios = UncheckedSendableBox(ratioBuffer)
             let d = SharedMutableBuffer(dBuffer)
             forEachRowBand(rowCount: h) { rows in
                 for y in rows {
                     for c in 0..<3 {
-                        let start = c * n + y * w
+                        let start = c * n + y * w, channelRatios = ratios.value.baseAddress! + c * lines
                         if readout == .rows {
-                            let r = ratios.value[y] * channelScale[c], q = 1 - r
+                            let r = channelRatios[y], q = 1 - r
                             for i in start..<(start + w) { d[i] = r * d[i] + q * f.value[i] }
                         } else {
-                            let k = channelScale[c]
                             for x in 0..<w {
-                                let r = ratios.value[x] * k, i = start + x
+                                let r = channelRatios[x], i = start + x
                                 d[i] = r * d[i] + (1 - r) * f.value[i]
                             }
                         }

@@ -145,7 +145,7 @@ struct TIFFLayout: Sendable {
 
         var orientation: UInt16 = 1
         _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_ORIENTATION), &orientation)
-        guard (1...8).contains(orientation) else {
+        guard TIFFOrientation(Int(orientation)) != nil else {
             throw .corrupt(path: path, detail: "Orientation tag \(orientation): not a valid orientation (TIFF 6.0 defines 1 to 8)")
         }
 
