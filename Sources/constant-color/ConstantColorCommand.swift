@@ -12,7 +12,7 @@ struct ConstantColorCommand: ParsableCommand {
         commandName: "constant-color",
         abstract: "Ambient-independent colors from a flash / no-flash pair of linear camera TIFFs.",
         version: "0.1.0",
-        subcommands: [FuseCommand.self, CheckCommand.self, CalibrateCommand.self, ValidateCommand.self, SynthCommand.self])
+        subcommands: [FuseCommand.self, FuseBatchCommand.self, CheckCommand.self, CalibrateCommand.self, ValidateCommand.self, SynthCommand.self])
 
     /// Runs the command and maps every failure to the documented exit status.
     static func main() {

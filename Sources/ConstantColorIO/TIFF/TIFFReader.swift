@@ -79,7 +79,7 @@ public enum TIFFReader {
     /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or
     /// is not a regular file (a folder, a pipe: libtiff needs to seek), so that such paths are
     /// not reported as damaged TIFFs. Opens without blocking, so a named pipe cannot hang.
-    static func checkReadable(_ path: String) throws(TIFFError) {
+    public static func checkReadable(_ path: String) throws(TIFFError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }

@@ -1,0 +1,157 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+
+/// What fusing a pair needs besides its frames, read and made once: the profiles, the pipeline's
+/// options and the outputs' ICC profiles. `fuse` makes one for its pair, `fuse-batch` one for all.
+struct FusionSetup {
+    /// The flags it was made from (paths of the profiles included).
+    var flags: FusionCommandOptions
+    var cameraProfile: CameraProfile
+    var flashProfile: FlashProfile
+    var options: FusionOptions
+    /// ICC profiles of the rendered outputs (γ 2.2) and of `--linear` in RGB (nil for XYZ).
+    var icc: [UInt8], linearICC: [UInt8]?
+    /// The `--linear` file's ImageDescription: what its planes are.
+    var linearDescription: String
+
+    /// Reads the profiles (their warnings go to `progress`) and makes the ICC profiles.
+    init(_ flags: FusionCommandOptions, progress: Progress) throws {
+        self.flags = flags
+        cameraProfile = try CameraProfile(path: flags.camera)
+        flashProfile = try FlashProfile(path: flags.flashProfile)
+        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: flags.camera, flash: flashProfile,
+                                          flashPath: flags.flashProfile, countColorimetricUncertainty: flags.colorimetricUncertainty) {
+            progress.say(line)
+        }
+        options = flags.fusionOptions
+        icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
+        linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
+        // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
+        linearDescription = options.linearSpace == .rgb
+            ? "constant-color --linear: linear \(ICCProfileFactory.description(space: options.primaries.space, gamma: 1.0)), the dark-room image lit by the flash alone"
+            : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB), the dark-room image lit by the flash alone"
+    }
+}
+
+/// One pair's files: its two frames (with optional exposure overrides, T,N,ISO) and its outputs
+/// (the rendered image always; the others where a path is given).
+struct PairFiles {
+    var flash: String, ambient: String
+    var flashExposure: String? = nil, ambientExposure: String? = nil
+    var output: String
+    var confidence: String? = nil, measurementConfidence: String? = nil, report: String? = nil
+    var fallback: String? = nil, linear: String? = nil
+
+    /// Every output path, the rendered image first.
+    var outputs: [String] { [output, confidence, measurementConfidence, report, fallback, linear].compactMap { $0 } }
+
+    /// Whether no two outputs name one file (by standardized path).
+    var outputsAreDistinct: Bool {
+        let resolved = outputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        return Set(resolved).count == resolved.count
+    }
+
+    /// Refuses an output that is one of `inputs` or that cannot be written (before any work).
+    func checkDestinations(protecting inputs: [String]) throws {
+        for out in outputs {
+            if AtomicFile.isProtected(out, protectedPaths: inputs) {
+                throw CLIError(file: out, problem: "is an input; outputs never overwrite inputs")
+            }
+            try AtomicFile.checkDestination(out)
+        }
+    }
+}
+
+/// The constant-color pipeline on one pair, from its files to its outputs.
+enum PairFusion {
+    /// Decodes the pair, runs `FusionPipeline`, and writes the outputs atomically as a set (a
+    /// failure leaves every output as it was); returns the report. `inputs`: paths no output may
+    /// overwrite (the pair's frames and the profiles, at least). Progress and warnings go to `progress`.
+    static func fuse(_ pair: PairFiles, setup: FusionSetup, protecting inputs: [String], progress: Progress) throws -> FusionReport {
+        var timer = StageTimer()
+        let flags = setup.flags
+        let whiteLevel = (setup.cameraProfile.whiteLevel, flags.camera)
+        let (flashFrame, orientation) = try InputFrames.load(path: pair.flash, role: "flash", exposureOverride: pair.flashExposure,
+                                                             linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel)
+        let (ambientFrame, ambientOrientation) = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
+                                                                      linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel)
+        // The pair is processed as stored (the sensor's rows: the flash's shading map and the
+        // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
+        // are said, not refused: a camera's orientation sensor can decide differently for two frames
+        // stored alike (held near 45°); frames stored turned apart differ in size (refused) or fail
+        // registration (said, and their confidence falls).
+        if ambientOrientation != orientation {
+            progress.say("warning: \(pair.ambient) is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame with \(orientation.value) (\(orientation)): both are processed as stored and the outputs carry the flash frame's tag; if one frame was turned by its converter and the other not, they do not show one view")
+        }
+        timer.lap("decode")
+        progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair"
+                     + (orientation == .topLeft ? "" : " stored with orientation \(orientation.value) (\(orientation)): processed as stored, the outputs carry the tag"))
+
+        var options = setup.options
+        options.renderFallback = pair.fallback != nil
+        options.produceLinear = pair.linear != nil
+        var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: setup.cameraProfile,
+                                            flashProfile: setup.flashProfile, options: options)
+        timer.lap("pipeline")
+        for line in FusionWarnings.lines(result, cameraPath: flags.camera, blackLevel: setup.cameraProfile.blackLevel) { progress.say(line) }
+        progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
+
+        // The output files are independent: written at the same time, one thread each, into
+        // temporary files that are renamed into place together once all are written (a failure in
+        // any leaves every output as it was).
+        let finished = result
+        let staged = AtomicFileSet()
+        let tag = orientation.value
+        var writes: [() throws -> Void] = [{
+            try TIFFWriter.writeRGB16(finished.rendered16, to: pair.output, iccProfile: setup.icc, orientation: tag,
+                                      protectedPaths: inputs, staging: staged)
+        }]
+        if let path = pair.confidence {
+            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: path, orientation: tag, protectedPaths: inputs, staging: staged) }
+        }
+        if let path = pair.measurementConfidence {
+            writes.append {
+                try TIFFWriter.writeFloat(finished.measurementConfidence, to: path, orientation: tag, protectedPaths: inputs, staging: staged)
+            }
+        }
+        if let path = pair.linear, let linearImage = finished.linear {
+            writes.append {
+                try TIFFWriter.write(linearImage, to: path,
+                                     options: TIFFWriteOptions(sampleType: .float32, iccProfile: setup.linearICC,
+                                                               imageDescription: setup.linearDescription, orientation: tag),
+                                     protectedPaths: inputs, staging: staged)
+            }
+        }
+        if let path = pair.fallback, let image = finished.fallback16 {
+            writes.append {
+                try TIFFWriter.writeRGB16(image, to: path, iccProfile: setup.icc, orientation: tag, protectedPaths: inputs, staging: staged)
+            }
+        }
+        do { try runConcurrently(writes) } catch { staged.discard(); throw error }
+        timer.lap("encode")
+        for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
+        result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
+        result.report.inputs = ["flash": pair.flash, "ambient": pair.ambient, "camera": flags.camera,
+                                "flashProfile": flags.flashProfile, "output": pair.output]
+        for (k, v) in [("confidence", pair.confidence), ("measurementConfidence", pair.measurementConfidence),
+                       ("fallback", pair.fallback), ("linear", pair.linear), ("report", pair.report)] {
+            if let v { result.report.inputs[k] = v }
+        }
+        if let path = pair.report {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            // A quantity that could not be measured (e.g. the registration residual of featureless
+            // frames, infinite) is written as the string "inf" / "-inf" / "nan": JSON has no such numbers.
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            do {
+                try AtomicFile.write(try encoder.encode(result.report), to: path, protectedPaths: inputs, staging: staged)
+            } catch { staged.discard(); throw error }
+        }
+        try staged.commit()
+        progress.say(String(format: "done in %.2f s (decode %.2f, pipeline %.2f, encode %.2f)",
+                            result.report.timingsSeconds["total"] ?? 0, timer.seconds["decode"] ?? 0,
+                            timer.seconds["pipeline"] ?? 0, timer.seconds["encode"] ?? 0))
+        return result.report
+    }
+}

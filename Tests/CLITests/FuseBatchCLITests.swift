@@ -1,0 +1,122 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+@Suite("constant-color fuse-batch")
+struct FuseBatchCLITests {
+    /// `fuse-batch` arguments on `pair`'s profiles, with `list` and the output folder `out`.
+    static func arguments(_ pair: PairFolder, list: String, out: String, _ extra: [String] = []) -> [String] {
+        ["fuse-batch", list, "--out-dir", out, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json")] + extra
+    }
+
+    /// A second pair in `pair`'s folder: the same scene, its ambient frame at twice the exposure time
+    /// (a pair that differs from the first in every output).
+    static func addSecondPair(_ pair: PairFolder) throws {
+        var longer = PairFolder.ambientExposure
+        longer.exposureTimeSeconds *= 2
+        var ambient = PairFolder.frame(flash: false)
+        for i in ambient.samples.indices { ambient.samples[i] = min(65535, 256 + 2 * (ambient.samples[i] - 256)) }
+        try TIFFWriter.write(PairFolder.frame(flash: true), to: pair.file("flash2.tif"),
+                             options: TIFFWriteOptions(sampleType: .uint16, exposure: PairFolder.flashExposure))
+        try TIFFWriter.write(ambient, to: pair.file("ambient2.tif"), options: TIFFWriteOptions(sampleType: .uint16, exposure: longer))
+    }
+
+    /// The report without what differs from run to run (timings) or names the files (inputs).
+    static func comparableReport(_ path: String) throws -> [String: JSONValue] {
+        var report = try JSONValue.read(path: path).object ?? [:]
+        report["timingsSeconds"] = nil
+        report["inputs"] = nil
+        return report
+    }
+
+    @Test("two pairs in one process give, byte for byte, the outputs fuse gives each (names from the list or the flash file; paths relative to the list's folder)")
+    func sameAsFuse() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try Self.addSecondPair(pair)
+        let out = pair.file("batch")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        try "# pairs\nflash.tif\tambient.tif\n\n\(pair.file("flash2.tif"))\tambient2.tif\tsecond\n"
+            .write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: out,
+                                           ["--confidence", "--measurement-confidence", "--report", "--fallback", "--linear"]))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("[1/2 flash]") && r.stderr.contains("[2/2 second]") && r.stderr.contains("fused 2 pairs"), "\(r.stderr)")
+        let suffixes = [("", "-o"), (".confidence", "--confidence"), (".measurement-confidence", "--measurement-confidence"),
+                        (".fallback", "--fallback"), (".linear", "--linear")]
+        for (name, flash, ambient) in [("flash", "flash.tif", "ambient.tif"), ("second", "flash2.tif", "ambient2.tif")] {
+            var arguments = ["fuse", pair.file(flash), pair.file(ambient), "--camera", pair.file("camera.json"),
+                             "--flash", pair.file("flash.json"), "--report", pair.file("\(name).single.json")]
+            for (suffix, option) in suffixes { arguments += [option, pair.file("\(name)\(suffix).single.tif")] }
+            let single = try CLI.run(arguments)
+            #expect(single.status == 0, "\(single.stderr)")
+            for (suffix, _) in suffixes {
+                let batch = try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(name)\(suffix).tif"))
+                #expect(batch == (try Data(contentsOf: URL(fileURLWithPath: pair.file("\(name)\(suffix).single.tif")))), "\(name)\(suffix)")
+            }
+            #expect(try Self.comparableReport("\(out)/\(name).report.json") == (try Self.comparableReport(pair.file("\(name).single.json"))))
+        }
+        // The two pairs differ (the second's ambient light is exposed twice as long), so no output was written over by the other's.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out)/flash.confidence.tif"))
+                != (try Data(contentsOf: URL(fileURLWithPath: "\(out)/second.confidence.tif"))))
+        let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(written.count == 12 && !written.contains { $0.contains(".tmp") }, "\(written)")
+    }
+
+    @Test("a pair that fails (a truncated frame) is said in one line and the others are fused; exit 2 naming it")
+    func onePairFails() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try Self.addSecondPair(pair)
+        let data = try Data(contentsOf: URL(fileURLWithPath: pair.file("flash2.tif")))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: pair.file("flash2.tif")))
+        let out = pair.file("batch")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        try "flash2.tif\tambient2.tif\tbroken\nflash.tif\tambient.tif\tgood\n".write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: out, ["--report"]))
+        #expect(r.status == 2, "\(r.stderr)")
+        let errors = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(errors.count == 2, "\(r.stderr)")  // the pair's own line, then the summary
+        #expect(errors.first?.contains("[1/2 broken] error:") == true && errors.first?.contains("flash2.tif") == true, "\(r.stderr)")
+        #expect(errors.last?.contains("1 of 2 pairs failed (broken)") == true, "\(r.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(written == ["good.report.json", "good.tif"], "\(written)")
+    }
+
+    @Test("bad lists and destinations are refused before any pair is fused: exit 2, one line naming the list's line or the file, nothing written")
+    func badInputs() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let out = pair.file("batch")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        func expectRefused(_ list: String, _ extra: [String] = [], outDir: String? = nil, mentions: [String]) throws {
+            try list.write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
+            let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: outDir ?? out, extra))
+            #expect(r.status == 2, "\(list): \(r.stderr)")
+            let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
+            #expect(lines.count == 1, "\(list): \(r.stderr)")
+            for m in mentions { #expect(r.stderr.contains(m), "\(list): stderr lacks \(m): \(r.stderr)") }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty, "\(list)")
+            #expect(!r.stderr.contains("decoded"), "\(list): \(r.stderr)")
+        }
+        // Fields separated by spaces, not a tab; an empty field; four fields.
+        try expectRefused("flash.tif ambient.tif\n", mentions: ["pairs.tsv", "line 1", "1 tab-separated field"])
+        try expectRefused("# header\nflash.tif\t\n", mentions: ["line 2", "field 2 is empty"])
+        try expectRefused("flash.tif\tambient.tif\ta\tb\n", mentions: ["line 1", "4 tab-separated field"])
+        // Two pairs with one name, and a name that is a path.
+        try expectRefused("flash.tif\tambient.tif\nflash.tif\tambient.tif\n", mentions: ["line 2", "'flash'", "line 1"])
+        try expectRefused("flash.tif\tambient.tif\t../x\n", mentions: ["not a plain file name"])
+        // A name whose outputs are another pair's (with --confidence).
+        try expectRefused("flash.tif\tambient.tif\ta\nflash.tif\tambient.tif\ta.confidence\n", ["--confidence"],
+                          mentions: ["a.confidence.tif", "'a'", "'a.confidence'"])
+        // No pair; a missing frame (before the first pair is fused, even when it is a later pair's).
+        try expectRefused("# nothing\n\n", mentions: ["lists no pair"])
+        try expectRefused("flash.tif\tambient.tif\nflash.tif\tmissing.tif\tother\n", mentions: ["line 2", "missing.tif"])
+        // An output that is an input of the batch (the output folder holds a frame of a pair named as it).
+        try expectRefused("flash.tif\tambient.tif\tambient\n", outDir: pair.path, mentions: ["ambient.tif", "is an input"])
+        // An output folder that does not exist.
+        try expectRefused("flash.tif\tambient.tif\n", outDir: pair.file("nowhere"), mentions: ["nowhere", "--out-dir"])
+        #expect(!FileManager.default.fileExists(atPath: pair.file("nowhere")))
+    }
+}
