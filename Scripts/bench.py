@@ -89,6 +89,34 @@ def run_once(tool, command, out_dir):
             "stageSeconds": report["timingsSeconds"]}, report
 
 
+def run_batch(bin_path, flash, ambient, count, out_dir):
+    """`fuse-batch` on `count` copies of the pair in one process, under /usr/bin/time -v: what a
+    queue of pairs costs per pair when the process and its freed pages are reused (issue 6)."""
+    batch_dir = os.path.join(out_dir, "batch")
+    shutil.rmtree(batch_dir, ignore_errors=True)
+    os.makedirs(batch_dir)
+    list_path = os.path.join(out_dir, "batch.tsv")
+    with open(list_path, "w") as f:
+        for k in range(count):
+            f.write(f"{os.path.abspath(flash)}\t{os.path.abspath(ambient)}\tpair{k + 1}\n")
+    time_file = os.path.join(out_dir, "batch.time")
+    command = [bin_path, "fuse-batch", list_path, "--out-dir", batch_dir, "--camera", CAMERA, "--flash", FLASH,
+               "--confidence", "--report"]
+    start = time.monotonic()
+    proc = subprocess.run(["/usr/bin/time", "-v", "-o", time_file] + command, cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        sys.exit(f"bench: fuse-batch failed (exit {proc.returncode}): {' '.join(command)}\n{proc.stderr.strip()}")
+    for k in range(count):
+        for suffix in (".tif", ".confidence.tif", ".report.json"):
+            if not os.path.getsize(os.path.join(batch_dir, f"pair{k + 1}{suffix}")):
+                sys.exit(f"bench: fuse-batch wrote an empty pair{k + 1}{suffix}")
+    m = parse_time_v(time_file)
+    return {"pairs": count, "wallSeconds": wall, "wallSecondsPerPair": wall / count,
+            "cpuSecondsPerPair": (m["userSeconds"] + m["systemSeconds"]) / count, "peakRSSMiB": m["peakRSSMiB"]}
+
+
 def summarize(runs):
     def stats(values):
         return {"median": statistics.median(values), "min": min(values), "max": max(values)}
@@ -184,7 +212,11 @@ def main():
                     measured[tool].append(m)
             say(f"{key} run {i + 1}/{warmup + runs}{' (warm-up)' if i < warmup else ''}: "
                 f"ours {measured['ours'][-1]['wallSeconds'] if i >= warmup else m['wallSeconds']:.3f} s")
+        # The same pair `runs` times in one process, after the alternating runs (not alternated itself).
+        batch = run_batch(args.bin, flash, ambient, runs, out_dir)
+        say(f"{key} fuse-batch of {runs}: {batch['wallSecondsPerPair']:.3f} s per pair")
         entry = {"pixels": width * height, "pairFolder": os.path.relpath(pair, ROOT),
+                 "oursBatch": batch,
                  "renderSeconds": render_seconds,
                  "ours": {**summarize(measured["ours"]), "runs": measured["ours"]},
                  "peer": {**summarize(measured["peer"]), "runs": measured["peer"]},
@@ -251,6 +283,12 @@ def print_table(results):
         print(f"| {key} | {r['wallMedian']:.2f} | {fmt_stat(r['wallPaired'], digits=2)} | {r['cpuMedian']:.2f} | {r['peakRSSMedian']:.2f} | "
               f"{a['renderedMedianAbsDiffCodes']:.0f} ({a['renderedMeanAbsDiffCodes']:.0f}) | {a['confidenceMeanAbsDiff']:.3f} | "
               f"{g['ours']:.3f} / {g['peer']:.3f} | {c['ours']:.3f} / {c['peer']:.3f} |")
+    for key, e in results["sizes"].items():
+        b = e["oursBatch"]
+        print(f"\n{key}, ours in one process (fuse-batch of {b['pairs']}, after the runs above, not alternated): "
+              f"per pair wall {b['wallSecondsPerPair']:.3f} s, CPU {b['cpuSecondsPerPair']:.2f} s, peak RSS {b['peakRSSMiB']:.0f} MiB; "
+              f"against ours' median single run {b['wallSecondsPerPair'] / e['ours']['wallSeconds']['median']:.2f}, "
+              f"the peer's {b['wallSecondsPerPair'] / e['peer']['wallSeconds']['median']:.2f}")
     if "scaling" in results:
         s = results["scaling"]
         big, small = results["sizes"].keys()
