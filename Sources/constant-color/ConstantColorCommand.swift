@@ -37,11 +37,15 @@ struct ConstantColorCommand: ParsableCommand {
             } else {
                 text = message(for: error)
             }
-            let line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-            FileHandle.standardError.write(Data("constant-color: error: \(line)\n".utf8))
+            FileHandle.standardError.write(Data("constant-color: error: \(oneLine(text))\n".utf8))
             Foundation.exit(2)
         }
     }
+}
+
+/// `text` on one line: its lines (split at any line break, CR LF included) trimmed and joined by spaces.
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
 }
 
 /// A check that ran and did not pass (exit status 1).

@@ -12,15 +12,17 @@ struct FuseBatchCommand: ParsableCommand {
         commandName: "fuse-batch",
         abstract: "Fuse every flash / no-flash pair of a list, in one process.",
         discussion: """
-            The list has one pair per line: FLASH, a tab, AMBIENT, and optionally a tab and a NAME \
-            (default: the flash file's name without its extension). Blank lines and lines starting \
-            with # are skipped; relative paths are relative to the list's folder. Each pair's \
-            outputs go into --out-dir as NAME.tif, and with the flags below NAME.confidence.tif, \
-            NAME.measurement-confidence.tif, NAME.report.json, NAME.fallback.tif and NAME.linear.tif. \
-            Exposure comes from each frame's EXIF. The list, the names and every destination are \
-            checked before any pair is fused; a pair that fails is said in one line and the others \
-            go on. Exit status: 0 when every pair was fused (whatever the decisions), 2 on bad usage \
-            or input, or when any pair failed.
+            The list has one pair per line, its fields separated by tabs: FLASH, AMBIENT, and \
+            optionally NAME (default: the flash file's name without its extension), then the flash \
+            and the ambient frame's exposures as T,N,ISO where their EXIF lacks them (an empty field \
+            keeps the default). Blank lines and lines starting with # are skipped, spaces around a \
+            field are not part of it, and relative paths are relative to the list's folder. Each \
+            pair's outputs go into --out-dir as NAME.tif, and with the flags below \
+            NAME.confidence.tif, NAME.measurement-confidence.tif, NAME.report.json, \
+            NAME.fallback.tif and NAME.linear.tif. The list, the names, every frame's file and every \
+            destination are checked before any pair is fused; a pair that fails is said in one line \
+            and the others go on. Exit status: 0 when every pair was fused (whatever the decisions), \
+            2 on bad usage or input, or when any pair failed.
             """)
 
     @Argument(help: "The list of pairs (tab-separated text).") var list: String
@@ -42,7 +44,9 @@ struct FuseBatchCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: outDir)
         func path(_ name: String, _ suffix: String) -> String { folder.appendingPathComponent(name + suffix).path }
         let pairs = entries.map { entry in
-            PairFiles(flash: entry.flash, ambient: entry.ambient, output: path(entry.name, ".tif"),
+            PairFiles(flash: entry.flash, ambient: entry.ambient, flashExposure: entry.flashExposure, ambientExposure: entry.ambientExposure,
+                      exposureHint: { role in "the exposure T,N,ISO in field \(role == "flash" ? 4 : 5) of line \(entry.line) of \(list)" },
+                      output: path(entry.name, ".tif"),
                       confidence: confidence ? path(entry.name, ".confidence.tif") : nil,
                       measurementConfidence: measurementConfidence ? path(entry.name, ".measurement-confidence.tif") : nil,
                       report: report ? path(entry.name, ".report.json") : nil,
@@ -53,14 +57,14 @@ struct FuseBatchCommand: ParsableCommand {
         var owner: [String: String] = [:]
         for (entry, pair) in zip(entries, pairs) {
             for out in pair.outputs {
-                let key = URL(fileURLWithPath: out).standardizedFileURL.path
+                let key = PairFiles.standardized(out)
                 if let other = owner[key] { throw CLIError(file: out, problem: "would be written for both '\(other)' and '\(entry.name)'") }
                 owner[key] = entry.name
             }
         }
         // Before any work: every frame readable, and no output over any input of the batch (a later
         // pair's frame included) or where it cannot be written.
-        let inputs = entries.flatMap { [$0.flash, $0.ambient] } + [fusion.camera, fusion.flashProfile]
+        let inputs = entries.flatMap { [$0.flash, $0.ambient] } + [fusion.camera, fusion.flashProfile, list]
         for entry in entries {
             for frame in [entry.flash, entry.ambient] {
                 do { try TIFFReader.checkReadable(frame) } catch { throw CLIError(file: list, problem: "line \(entry.line): \(error)") }
@@ -76,60 +80,80 @@ struct FuseBatchCommand: ParsableCommand {
                 let report = try PairFusion.fuse(pair, setup: setup, protecting: inputs, progress: pairProgress)
                 pairProgress.say(String(format: "%@ (mean confidence %.3f)", report.decision.rawValue, report.centerWeightedMeanConfidence))
             } catch {
-                let line = String(describing: error).split(separator: "\n").joined(separator: " ")
-                pairProgress.say("error: \(line)")
+                pairProgress.say("error: \(oneLine(String(describing: error)))")
                 failed.append(entry.name)
             }
         }
         guard failed.isEmpty else {
             throw CLIError(file: list, problem: "\(failed.count) of \(entries.count) pairs failed (\(failed.joined(separator: ", "))); the others were fused")
         }
-        progress.say("fused \(entries.count) pairs")
+        progress.say(entries.count == 1 ? "fused 1 pair" : "fused \(entries.count) pairs")
     }
 }
 
-/// The list `fuse-batch` reads: one pair per line, `FLASH<TAB>AMBIENT[<TAB>NAME]`.
+/// The list `fuse-batch` reads: one pair per line, `FLASH<TAB>AMBIENT[<TAB>NAME[<TAB>T,N,ISO[<TAB>T,N,ISO]]]`.
 enum PairList {
-    /// One listed pair: its frames (resolved against the list's folder), its name and its line.
-    struct Entry: Equatable { var flash: String, ambient: String, name: String, line: Int }
+    /// One listed pair: its frames (resolved against the list's folder), its name, the exposure
+    /// overrides given (T,N,ISO; nil: EXIF) and its line.
+    struct Entry: Equatable {
+        var flash: String, ambient: String, name: String
+        var flashExposure: String? = nil, ambientExposure: String? = nil
+        var line: Int
+    }
 
-    /// Reads and checks the list: two or three tab-separated fields per line, names that are plain
-    /// file names and unique. Any problem is an error naming the list and the line.
+    /// Reads and checks the list (`parse`). Any problem is an error naming the list (and the line).
     static func read(path: String) throws -> [Entry] {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CLIError(file: path, problem: "cannot be read (\(error.localizedDescription))")
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CLIError(file: path, problem: "does not exist")
+        }
+        guard !isFolder.boolValue else { throw CLIError(file: path, problem: "is a folder, not a list of pairs") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError(file: path, problem: "cannot be read (\(String(cString: strerror(errno))))")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw CLIError(file: path, problem: "is not UTF-8 text") }
         return try parse(text, folder: URL(fileURLWithPath: path).deletingLastPathComponent(), source: path)
     }
 
-    /// Parses the list's text; relative paths are resolved against `folder`; `source` names the list in errors.
+    /// Parses the list's text: lines split at any line break (LF, CR LF, CR), fields at tabs and
+    /// trimmed of spaces; two to five fields, FLASH and AMBIENT not empty; names plain file names
+    /// (no `/`, no control character, not starting with `.`) that differ from each other also
+    /// in letter case (one file on a case-insensitive file system); exposures that parse.
+    /// Relative paths are resolved against `folder`; `source` names the list in errors.
     static func parse(_ text: String, folder: URL, source: String) throws -> [Entry] {
         var entries: [Entry] = []
         var lineOfName: [String: Int] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
-            if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 2 || fields.count == 3 else {
-                throw CLIError(file: source, problem: "line \(number): expected FLASH, a tab, AMBIENT and optionally a tab and a NAME, found \(fields.count) tab-separated field(s)")
+            func refuse(_ problem: String) -> CLIError { CLIError(file: source, problem: "line \(number): \(problem)") }
+            let trimmed = raw.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let fields = raw.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard (2...5).contains(fields.count) else {
+                throw refuse("expected FLASH, AMBIENT and optionally NAME and two exposures, separated by tabs; found \(fields.count) tab-separated field(s)")
             }
-            if let empty = fields.firstIndex(where: \.isEmpty) {
-                throw CLIError(file: source, problem: "line \(number): field \(empty + 1) is empty")
-            }
+            guard !fields[0].isEmpty else { throw refuse("field 1 (FLASH) is empty") }
+            guard !fields[1].isEmpty else { throw refuse("field 2 (AMBIENT) is empty") }
             func resolved(_ p: String) -> String { p.hasPrefix("/") ? p : folder.appendingPathComponent(p).path }
-            let flash = resolved(fields[0]), ambient = resolved(fields[1])
-            let name = fields.count == 3 ? fields[2] : URL(fileURLWithPath: fields[0]).deletingPathExtension().lastPathComponent
-            guard !name.contains("/"), name != ".", name != "..", !name.hasPrefix(".") else {
-                throw CLIError(file: source, problem: "line \(number): the name '\(name)' is not a plain file name")
+            let given = fields.count >= 3 && !fields[2].isEmpty ? fields[2] : nil
+            let name = given ?? URL(fileURLWithPath: fields[0]).deletingPathExtension().lastPathComponent
+            guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."),
+                  !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw refuse("the name '\(name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' is not a plain file name (no '/', no control character, not starting with '.')")
             }
-            if let first = lineOfName[name] {
-                throw CLIError(file: source, problem: "line \(number): the name '\(name)' is taken by line \(first) (give each pair a NAME in a third field)")
+            if let first = lineOfName[name.lowercased()] {
+                throw refuse("the name '\(name)' is taken by line \(first)\(given == nil ? " (give each pair a NAME in the third field)" : "") (names must differ also in letter case)")
             }
-            lineOfName[name] = number
-            entries.append(Entry(flash: flash, ambient: ambient, name: name, line: number))
+            lineOfName[name.lowercased()] = number
+            var exposures: [String?] = [nil, nil]
+            for (k, role) in ["flash", "ambient"].enumerated() where fields.count > 3 + k && !fields[3 + k].isEmpty {
+                do { _ = try ExposureSettings(parsing: fields[3 + k]) } catch {
+                    throw refuse("field \(4 + k) (the \(role) frame's exposure T,N,ISO): \(error)")
+                }
+                exposures[k] = fields[3 + k]
+            }
+            entries.append(Entry(flash: resolved(fields[0]), ambient: resolved(fields[1]), name: name,
+                                 flashExposure: exposures[0], ambientExposure: exposures[1], line: number))
         }
         return entries
     }

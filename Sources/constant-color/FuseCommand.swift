@@ -30,23 +30,24 @@ struct FuseCommand: ParsableCommand {
     @OptionGroup var fusion: FusionCommandOptions
 
     /// The pair's files as given.
-    var files: PairFiles {
+    var pair: PairFiles {
         PairFiles(flash: flash, ambient: ambient, flashExposure: flashExposure, ambientExposure: ambientExposure, output: output,
                   confidence: confidence, measurementConfidence: measurementConfidence, report: report, fallback: fallback, linear: linear)
     }
 
     func validate() throws {
-        guard files.outputsAreDistinct else { throw ValidationError("two outputs name the same file") }
+        guard pair.outputsAreDistinct else { throw ValidationError("two outputs name the same file") }
     }
 
     func run() throws {
+        let timer = StageTimer()  // the report's decode counts the checks and the profiles, as it always has
         let progress = Progress()
-        let pair = files
+        let pair = pair
         let inputs = [flash, ambient, fusion.camera, fusion.flashProfile]
         try pair.checkDestinations(protecting: inputs)
         // Read and check everything before writing anything.
         let setup = try FusionSetup(fusion, progress: progress)
-        _ = try PairFusion.fuse(pair, setup: setup, protecting: inputs, progress: progress)
+        _ = try PairFusion.fuse(pair, setup: setup, protecting: inputs, progress: progress, timer: timer)
     }
 }
 

@@ -13,8 +13,11 @@ enum InputFrames {
     ///   curves are inverted to linear light.
     /// - With `whiteLevel` (its value, and where it comes from), a white level above the largest
     ///   code the file can hold is said: clipping could not be recognized in it.
+    /// `overrideHint`: where the user gives the exposure when the file has none (default: the
+    /// `--<role>-exposure T,N,ISO` option).
     static func load(path: String, role: String, exposureOverride: String?, linearizeICC: Bool,
-                     whiteLevel: (level: Double, source: String)? = nil) throws -> (frame: RawFrame, orientation: TIFFOrientation) {
+                     whiteLevel: (level: Double, source: String)? = nil,
+                     overrideHint: String? = nil) throws -> (frame: RawFrame, orientation: TIFFOrientation) {
         var decoded = try TIFFReader.read(path: path)
         guard decoded.image.channelCount == 3 else {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
@@ -59,7 +62,7 @@ enum InputFrames {
             for note in decoded.exposure.notes { Progress().say("warning: \(path): \(note)") }
         } else {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
-            throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give --\(role)-exposure T,N,ISO")
+            throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
         return (RawFrame(image: decoded.image, exposure: exposure, name: path), TIFFOrientation(decoded.orientation) ?? .topLeft)
     }

@@ -5,10 +5,13 @@ import Foundation
 /// What fusing a pair needs besides its frames, read and made once: the profiles, the pipeline's
 /// options and the outputs' ICC profiles. `fuse` makes one for its pair, `fuse-batch` one for all.
 struct FusionSetup {
-    /// The flags it was made from (paths of the profiles included).
-    var flags: FusionCommandOptions
+    /// The command-line options it was made from (the profiles' paths included).
+    var commandOptions: FusionCommandOptions
+    /// The camera profile (`--camera`), read once.
     var cameraProfile: CameraProfile
+    /// The flash profile (`--flash`), read once.
     var flashProfile: FlashProfile
+    /// The pipeline's options from `commandOptions`; each pair sets which optional outputs it renders.
     var options: FusionOptions
     /// ICC profiles of the rendered outputs (γ 2.2) and of `--linear` in RGB (nil for XYZ).
     var icc: [UInt8], linearICC: [UInt8]?
@@ -16,15 +19,16 @@ struct FusionSetup {
     var linearDescription: String
 
     /// Reads the profiles (their warnings go to `progress`) and makes the ICC profiles.
-    init(_ flags: FusionCommandOptions, progress: Progress) throws {
-        self.flags = flags
-        cameraProfile = try CameraProfile(path: flags.camera)
-        flashProfile = try FlashProfile(path: flags.flashProfile)
-        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: flags.camera, flash: flashProfile,
-                                          flashPath: flags.flashProfile, countColorimetricUncertainty: flags.colorimetricUncertainty) {
+    init(_ commandOptions: FusionCommandOptions, progress: Progress) throws {
+        self.commandOptions = commandOptions
+        cameraProfile = try CameraProfile(path: commandOptions.camera)
+        flashProfile = try FlashProfile(path: commandOptions.flashProfile)
+        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: commandOptions.camera, flash: flashProfile,
+                                          flashPath: commandOptions.flashProfile,
+                                          countColorimetricUncertainty: commandOptions.colorimetricUncertainty) {
             progress.say(line)
         }
-        options = flags.fusionOptions
+        options = commandOptions.fusionOptions
         icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
         // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
@@ -39,6 +43,9 @@ struct FusionSetup {
 struct PairFiles {
     var flash: String, ambient: String
     var flashExposure: String? = nil, ambientExposure: String? = nil
+    /// Where the user gives an exposure the frames' EXIF lacks (`InputFrames.load`'s hint; nil: the
+    /// `--flash-exposure` / `--ambient-exposure` options).
+    var exposureHint: ((_ role: String) -> String)? = nil
     var output: String
     var confidence: String? = nil, measurementConfidence: String? = nil, report: String? = nil
     var fallback: String? = nil, linear: String? = nil
@@ -46,11 +53,15 @@ struct PairFiles {
     /// Every output path, the rendered image first.
     var outputs: [String] { [output, confidence, measurementConfidence, report, fallback, linear].compactMap { $0 } }
 
-    /// Whether no two outputs name one file (by standardized path).
+    /// Whether no two outputs name one file (by `standardized` path).
     var outputsAreDistinct: Bool {
-        let resolved = outputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let resolved = outputs.map(Self.standardized)
         return Set(resolved).count == resolved.count
     }
+
+    /// `path` absolute, with `.` and `..` resolved (not symbolic links: `checkDestinations` compares
+    /// real paths with the inputs), for telling two output names of one file apart.
+    static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
     /// Refuses an output that is one of `inputs` or that cannot be written (before any work).
     func checkDestinations(protecting inputs: [String]) throws {
@@ -68,14 +79,19 @@ enum PairFusion {
     /// Decodes the pair, runs `FusionPipeline`, and writes the outputs atomically as a set (a
     /// failure leaves every output as it was); returns the report. `inputs`: paths no output may
     /// overwrite (the pair's frames and the profiles, at least). Progress and warnings go to `progress`.
-    static func fuse(_ pair: PairFiles, setup: FusionSetup, protecting inputs: [String], progress: Progress) throws -> FusionReport {
-        var timer = StageTimer()
-        let flags = setup.flags
+    /// `timer`: the report's stage timer, started by the caller (`fuse` starts it before reading the
+    /// profiles, which its `decode` has always counted).
+    static func fuse(_ pair: PairFiles, setup: FusionSetup, protecting inputs: [String], progress: Progress,
+                     timer: StageTimer = StageTimer()) throws -> FusionReport {
+        var timer = timer
+        let flags = setup.commandOptions
         let whiteLevel = (setup.cameraProfile.whiteLevel, flags.camera)
         let (flashFrame, orientation) = try InputFrames.load(path: pair.flash, role: "flash", exposureOverride: pair.flashExposure,
-                                                             linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel)
+                                                             linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
+                                                             overrideHint: pair.exposureHint?("flash"))
         let (ambientFrame, ambientOrientation) = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
-                                                                      linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel)
+                                                                      linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
+                                                                      overrideHint: pair.exposureHint?("ambient"))
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
         // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
         // are said, not refused: a camera's orientation sensor can decide differently for two frames

@@ -30,14 +30,15 @@ struct FuseBatchCLITests {
         return report
     }
 
-    @Test("two pairs in one process give, byte for byte, the outputs fuse gives each (names from the list or the flash file; paths relative to the list's folder)")
+    @Test("two pairs in one process give, byte for byte, the outputs fuse gives each (names from the list or the flash file; paths relative to the list's folder; CR LF, comments and spaces around fields read as meant)")
     func sameAsFuse() throws {
         let pair = try PairFolder()
         defer { pair.remove() }
         try Self.addSecondPair(pair)
         let out = pair.file("batch")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-        try "# pairs\nflash.tif\tambient.tif\n\n\(pair.file("flash2.tif"))\tambient2.tif\tsecond\n"
+        // Written as an editor on Windows might: CR LF line ends, an indented comment, spaces around fields.
+        try "# pairs\r\nflash.tif\tambient.tif \r\n\r\n  # the second\r\n\(pair.file("flash2.tif"))\t ambient2.tif\tsecond\r\n"
             .write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
         let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: out,
                                            ["--confidence", "--measurement-confidence", "--report", "--fallback", "--linear"]))
@@ -56,6 +57,10 @@ struct FuseBatchCLITests {
                 #expect(batch == (try Data(contentsOf: URL(fileURLWithPath: pair.file("\(name)\(suffix).single.tif")))), "\(name)\(suffix)")
             }
             #expect(try Self.comparableReport("\(out)/\(name).report.json") == (try Self.comparableReport(pair.file("\(name).single.json"))))
+            // The report names the pair's own files, the frames resolved against the list's folder.
+            let inputs = try JSONValue.read(path: "\(out)/\(name).report.json").object?["inputs"]?.object ?? [:]
+            #expect(inputs["flash"]?.string == pair.file(flash) && inputs["ambient"]?.string == pair.file(ambient), "\(inputs)")
+            #expect(inputs["output"]?.string == "\(out)/\(name).tif" && inputs["linear"]?.string == "\(out)/\(name).linear.tif", "\(inputs)")
         }
         // The two pairs differ (the second's ambient light is exposed twice as long), so no output was written over by the other's.
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out)/flash.confidence.tif"))
@@ -90,23 +95,37 @@ struct FuseBatchCLITests {
         defer { pair.remove() }
         let out = pair.file("batch")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-        func expectRefused(_ list: String, _ extra: [String] = [], outDir: String? = nil, mentions: [String]) throws {
-            try list.write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
-            let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: outDir ?? out, extra))
+        func expectRefused(_ list: String, _ extra: [String] = [], outDir: String? = nil, listPath: String? = nil,
+                           mentions: [String]) throws {
+            let listFile = listPath ?? pair.file("pairs.tsv")
+            try list.write(toFile: listFile, atomically: true, encoding: .utf8)
+            let folders = ([out, pair.path] + (outDir.map { [$0] } ?? [])).filter { folder in
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+            }
+            let before = try folders.map { try FileManager.default.contentsOfDirectory(atPath: $0).sorted() }
+            let r = try CLI.run(Self.arguments(pair, list: listFile, out: outDir ?? out, extra))
             #expect(r.status == 2, "\(list): \(r.stderr)")
             let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
             #expect(lines.count == 1, "\(list): \(r.stderr)")
             for m in mentions { #expect(r.stderr.contains(m), "\(list): stderr lacks \(m): \(r.stderr)") }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty, "\(list)")
+            // Nothing written (or removed) anywhere, and no pair was begun.
+            let after = try folders.map { try FileManager.default.contentsOfDirectory(atPath: $0).sorted() }
+            #expect(after == before, "\(list): \(after) after \(before)")
             #expect(!r.stderr.contains("decoded"), "\(list): \(r.stderr)")
         }
         // Fields separated by spaces, not a tab; an empty field; four fields.
         try expectRefused("flash.tif ambient.tif\n", mentions: ["pairs.tsv", "line 1", "1 tab-separated field"])
-        try expectRefused("# header\nflash.tif\t\n", mentions: ["line 2", "field 2 is empty"])
-        try expectRefused("flash.tif\tambient.tif\ta\tb\n", mentions: ["line 1", "4 tab-separated field"])
+        try expectRefused("# header\nflash.tif\t\n", mentions: ["line 2", "field 2 (AMBIENT) is empty"])
+        try expectRefused("flash.tif\tambient.tif\ta\t1/125,2.8,100\t1/30,2.8,200\tb\n", mentions: ["line 1", "6 tab-separated field"])
+        // An exposure that does not parse (a missing ISO).
+        try expectRefused("flash.tif\tambient.tif\ta\t1/125,2.8\n", mentions: ["line 1", "field 4 (the flash frame's exposure"])
         // Two pairs with one name, and a name that is a path.
         try expectRefused("flash.tif\tambient.tif\nflash.tif\tambient.tif\n", mentions: ["line 2", "'flash'", "line 1"])
         try expectRefused("flash.tif\tambient.tif\t../x\n", mentions: ["not a plain file name"])
+        try expectRefused("flash.tif\tambient.tif\tred\u{1B}[31m\n", mentions: ["not a plain file name", "red?[31m"])
+        // Names that differ in letter case only: one file on a case-insensitive file system.
+        try expectRefused("flash.tif\tambient.tif\tPair\nflash.tif\tambient.tif\tpair\n", mentions: ["line 2", "'pair'", "letter case"])
         // A name whose outputs are another pair's (with --confidence).
         try expectRefused("flash.tif\tambient.tif\ta\nflash.tif\tambient.tif\ta.confidence\n", ["--confidence"],
                           mentions: ["a.confidence.tif", "'a'", "'a.confidence'"])
@@ -115,8 +134,49 @@ struct FuseBatchCLITests {
         try expectRefused("flash.tif\tambient.tif\nflash.tif\tmissing.tif\tother\n", mentions: ["line 2", "missing.tif"])
         // An output that is an input of the batch (the output folder holds a frame of a pair named as it).
         try expectRefused("flash.tif\tambient.tif\tambient\n", outDir: pair.path, mentions: ["ambient.tif", "is an input"])
-        // An output folder that does not exist.
+        // The list itself as an output (a list kept in the output folder, named as a pair's report).
+        try expectRefused("\(pair.file("flash.tif"))\t\(pair.file("ambient.tif"))\tpairs\n", ["--report"],
+                          listPath: "\(out)/pairs.report.json", mentions: ["pairs.report.json", "is an input"])
+        try FileManager.default.removeItem(atPath: "\(out)/pairs.report.json")
+        // An output folder that does not exist, or is a file; a list that is a folder.
         try expectRefused("flash.tif\tambient.tif\n", outDir: pair.file("nowhere"), mentions: ["nowhere", "--out-dir"])
         #expect(!FileManager.default.fileExists(atPath: pair.file("nowhere")))
+        try expectRefused("flash.tif\tambient.tif\n", outDir: pair.file("camera.json"), mentions: ["camera.json", "--out-dir"])
+        let folderAsList = try CLI.run(Self.arguments(pair, list: out, out: out))
+        #expect(folderAsList.status == 2 && folderAsList.stderr.contains("is a folder, not a list of pairs"), "\(folderAsList.stderr)")
+        // fuse's options are checked as in fuse.
+        try expectRefused("flash.tif\tambient.tif\n", ["--threshold", "2"], mentions: ["--threshold must be in [0, 1]"])
+    }
+
+    @Test("frames without exposure tags: the list's fourth and fifth fields give the exposures, and the pair fuses to fuse's bytes with --flash-exposure / --ambient-exposure; without them that pair fails, the message pointing to the fields")
+    func exposuresFromTheList() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        try TIFFWriter.write(PairFolder.frame(flash: true), to: pair.file("bare-flash.tif"), options: TIFFWriteOptions(sampleType: .uint16))
+        try TIFFWriter.write(PairFolder.frame(flash: false), to: pair.file("bare-ambient.tif"), options: TIFFWriteOptions(sampleType: .uint16))
+        let out = pair.file("batch")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        // PairFolder's exposures as its files' EXIF holds them (32-bit floats: 1/125 s is 0.008000000380
+        // there), so that the tagged pair is the same measurement.
+        func asStored(_ e: ExposureSettings) -> String {
+            [e.exposureTimeSeconds, e.fNumber, e.isoSpeed].map { "\(Double(Float($0)))" }.joined(separator: ",")
+        }
+        let flashExposure = asStored(PairFolder.flashExposure), ambientExposure = asStored(PairFolder.ambientExposure)
+        try "bare-flash.tif\tbare-ambient.tif\tgiven\t\(flashExposure)\t\(ambientExposure)\nbare-flash.tif\tbare-ambient.tif\tmissing\n"
+            .write(toFile: pair.file("pairs.tsv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(Self.arguments(pair, list: pair.file("pairs.tsv"), out: out))
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("[2/2 missing] error:") && r.stderr.contains("field 4 of line 2"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["given.tif"])
+        let single = try CLI.run(["fuse", pair.file("bare-flash.tif"), pair.file("bare-ambient.tif"), "--camera", pair.file("camera.json"),
+                                  "--flash", pair.file("flash.json"), "-o", pair.file("single.tif"),
+                                  "--flash-exposure", flashExposure, "--ambient-exposure", ambientExposure])
+        #expect(single.status == 0, "\(single.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out)/given.tif")) == (try Data(contentsOf: URL(fileURLWithPath: pair.file("single.tif")))))
+        // The same frames with their tags: the same image, so the fields went to the right frames.
+        let tagged = try CLI.run(pair.fuseArguments())
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let taggedImage = try Data(contentsOf: URL(fileURLWithPath: pair.file("out.tif")))
+        #expect(taggedImage == (try Data(contentsOf: URL(fileURLWithPath: "\(out)/given.tif"))))
     }
 }
