@@ -66,6 +66,18 @@ def parse_time_v(path):
     }
 
 
+def timed(what, command, time_file):
+    """Runs `command` under /usr/bin/time -v (exits naming `what` if it fails); returns the wall
+    seconds measured around it and /usr/bin/time's measurements."""
+    start = time.monotonic()
+    proc = subprocess.run(["/usr/bin/time", "-v", "-o", time_file] + command, cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        sys.exit(f"bench: {what} failed (exit {proc.returncode}): {' '.join(command)}\n{proc.stderr.strip()}")
+    return wall, parse_time_v(time_file)
+
+
 def run_once(tool, command, out_dir):
     """One end-to-end run under /usr/bin/time -v; returns the measurements and the report."""
     time_file = os.path.join(out_dir, f"{tool}.time")
@@ -73,13 +85,7 @@ def run_once(tool, command, out_dir):
     for p in (report_path, os.path.join(out_dir, f"{tool}.tif"), os.path.join(out_dir, f"{tool}-confidence.tif")):
         if os.path.exists(p):
             os.remove(p)
-    start = time.monotonic()
-    proc = subprocess.run(["/usr/bin/time", "-v", "-o", time_file] + command, cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - start
-    if proc.returncode != 0:
-        sys.exit(f"bench: {tool} failed (exit {proc.returncode}): {' '.join(command)}\n{proc.stderr.strip()}")
-    m = parse_time_v(time_file)
+    wall, m = timed(tool, command, time_file)
     for p in (os.path.join(out_dir, f"{tool}.tif"), os.path.join(out_dir, f"{tool}-confidence.tif"), report_path):
         if not os.path.getsize(p):
             sys.exit(f"bench: {tool} wrote an empty {p}")
@@ -102,17 +108,11 @@ def run_batch(bin_path, flash, ambient, count, out_dir):
     time_file = os.path.join(out_dir, "batch.time")
     command = [bin_path, "fuse-batch", list_path, "--out-dir", batch_dir, "--camera", CAMERA, "--flash", FLASH,
                "--confidence", "--report"]
-    start = time.monotonic()
-    proc = subprocess.run(["/usr/bin/time", "-v", "-o", time_file] + command, cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - start
-    if proc.returncode != 0:
-        sys.exit(f"bench: fuse-batch failed (exit {proc.returncode}): {' '.join(command)}\n{proc.stderr.strip()}")
+    wall, m = timed("fuse-batch", command, time_file)
     for k in range(count):
         for suffix in (".tif", ".confidence.tif", ".report.json"):
             if not os.path.getsize(os.path.join(batch_dir, f"pair{k + 1}{suffix}")):
                 sys.exit(f"bench: fuse-batch wrote an empty pair{k + 1}{suffix}")
-    m = parse_time_v(time_file)
     return {"pairs": count, "wallSeconds": wall, "wallSecondsPerPair": wall / count,
             "cpuSecondsPerPair": (m["userSeconds"] + m["systemSeconds"]) / count, "peakRSSMiB": m["peakRSSMiB"]}
 
