@@ -66,7 +66,7 @@ struct CheckCommand: ParsableCommand {
             }
             // The region is given in the map as a viewer shows it: a map fuse wrote from frames stored
             // turned carries their Orientation tag (the weights are symmetric about the region's centre).
-            let orientation = TIFFOrientation(map.orientation) ?? .topLeft
+            let orientation = map.tiffOrientation
             let shown = orientation.exchangesAxes ? (map.image.height, map.image.width) : (map.image.width, map.image.height)
             guard x + w <= shown.0, y + h <= shown.1 else {
                 throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(shown.0)x\(shown.1) map"

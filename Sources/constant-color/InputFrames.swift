@@ -64,6 +64,6 @@ enum InputFrames {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
-        return (RawFrame(image: decoded.image, exposure: exposure, name: path), TIFFOrientation(decoded.orientation) ?? .topLeft)
+        return (RawFrame(image: decoded.image, exposure: exposure, name: path), decoded.tiffOrientation)
     }
 }

@@ -40,6 +40,10 @@ public struct DecodedTIFF: Sendable, Equatable {
         self.imageDescription = imageDescription
     }
 
+    /// `orientation` as a `TIFFOrientation` (the reader refuses values outside 1…8; a hand-made
+    /// description holding one reads as shown as stored, 1).
+    public var tiffOrientation: TIFFOrientation { TIFFOrientation(orientation) ?? .topLeft }
+
     /// The largest value the file's sample type can hold: 255, 65535, or nil for float files.
     public var maximumDataNumber: Float? {
         isFloatingPoint ? nil : Float((1 << bitsPerSample) - 1)
