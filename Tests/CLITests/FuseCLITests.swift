@@ -723,6 +723,34 @@ struct FuseCLITests {
         }
     }
 
+    /// A flash that did not fire, with the flash frame's exposure 1.5× its tag: before
+    /// `FlashLightPresence` this pair was `constantColor` at 0.91 with the ambient light's colours.
+    @Test("a flash that did not fire: fuse says so in one line, confidence 0, the report names it; a fired flash's pair has no such line")
+    func unfiredFlashIsSaid() throws {
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (flashLux, fires) in [("0.001", true), ("400", false)] {
+            let scene = dir.appendingPathComponent("pair-\(flashLux)").path
+            let render = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--flash-lux", flashLux, "--exposure-factors", "1.5,1,1,1",
+                                      "--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
+                                      "--spectra", FlatFieldCLITests.spectra, "--out", scene])
+            #expect(render.status == 0, "\(render.stderr)")
+            let (r, _) = try Self.fuseWithSyntheticNikonProfiles(scene, into: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warning = r.stderr.split(separator: "\n").filter { $0.contains("no flash light was measured") }
+            #expect(warning.count == (fires ? 1 : 0), "\(r.stderr)")
+            let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
+            let light = try #require(report["flashLight"]?.object, "\(flashLux)")
+            #expect(light["noFlashLight"] == .bool(fires))
+            if fires {
+                #expect(report["decision"]?.string == "fallback" && report["centerWeightedMeanConfidence"]?.double == 0)
+                #expect(light["ambientScale"]?.doubles?.allSatisfy { abs($0 - 1.5) < 0.02 } == true)
+            } else {
+                #expect((light["structure"]?.double ?? 0) > 10)
+            }
+        }
+    }
+
     /// The edges' channels: on the committed all-effects condition they read the ratio apart beyond
     /// their errors (`IlluminationEdgeRatio.channelHeterogeneity`), and fuse says so in one line and
     /// reports each channel's ratio and the uncertainty counted for it; on a committed clean pair

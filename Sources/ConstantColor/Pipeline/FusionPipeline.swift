@@ -164,10 +164,15 @@ public enum FusionPipeline {
         var D = DarkRoomEstimate(flash: F, ambient: A, registration: registration)
         timings.lap("darkRoom")
 
+        // Block means of the pair (stage 4a's input), and whether the flash frame holds flash light
+        // at all or is an ambient exposure scaled.
+        let reduced = AmbientRatioEstimate.reducedPair(flash: F, darkRoom: D, registration: registration)
+        let flashLight = FlashLightPresence.measure(reduced)
+        timings.lap("flashLight")
+
         // 4a. The ambient exposure the flash frame really holds, per row (EXIF error, flicker).
         var ratio = options.estimateAmbientRatio
-            ? AmbientRatioEstimate.estimate(flash: F, darkRoom: D, registration: registration,
-                                           metadataUncertainty: Double(options.exposureRatioUncertainty))
+            ? AmbientRatioEstimate.estimate(reduced: reduced, metadataUncertainty: Double(options.exposureRatioUncertainty))
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
         ratio = ratio.counting(noiseConsistency)
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
@@ -178,9 +183,13 @@ public enum FusionPipeline {
 
         // 5. Color rendering's exposure, from the usable, well-exposed part of D. Where D has no
         // signal at all (no pixel measured flash light: frames swapped, one capture twice, a flash
-        // that did not fire), from the flash frame, which the gap fill then shows (SPEC 2.7).
+        // that did not fire), or is the ambient frame scaled (the same, with exposure tags that put
+        // D's share of it above 0), from the flash frame, which the gap fill then shows (SPEC 2.7).
+        let noFlashLight = flashLight?.indicatesNoFlashLight(
+            edgesMeasured: ratio.source == .illuminationEdges || ratio.edgeRatioBeyondRange != nil,
+            tagUncertainty: Double(options.exposureRatioUncertainty)) ?? false
         let unscaled = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
-        let darkRoomExposure = ColorRendering.automaticScaleIfSignal(
+        let darkRoomExposure = noFlashLight ? nil : ColorRendering.automaticScaleIfSignal(
             cameraToXYZ: unscaled.cameraToXYZ, image: D.difference, flags: D.flags)
         let flashFrameExposure = darkRoomExposure == nil
             ? ColorRendering.automaticScaleIfSignal(cameraToXYZ: unscaled.cameraToXYZ, image: F.image, flags: F.clipped) : nil
@@ -274,6 +283,9 @@ public enum FusionPipeline {
                              flashShading: flashProfile.shading == nil ? "none" : options.flattenFlashFalloff ? "colourAndLevel" : "colour"),
             timingsSeconds: timings.seconds, inputs: [:])
         report.colorConfidence = .init(countsColorimetricUncertainty: lookup != nil, centerWeightedMean: colorMean)
+        report.flashLight = flashLight.map {
+            .init(structure: $0.structure, ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z], noFlashLight: noFlashLight)
+        }
         return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
                             measurementConfidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,

@@ -19,6 +19,9 @@ public struct FusionReport: Sendable, Codable {
     public var decision: FusionDecision
     /// The colour confidence, the map `fuse --confidence` writes (`ColorimetricConfidence`).
     public var colorConfidence = ColorConfidenceReport(countsColorimetricUncertainty: false, centerWeightedMean: 0)
+    /// Whether the flash frame holds flash light at all (`FlashLightPresence`; absent: not measured,
+    /// too little ambient signal to compare with).
+    public var flashLight: FlashLightReport? = nil
     /// What registration found.
     public var registration: RegistrationReport
     /// Both frames' exposures and their ratio.
@@ -36,9 +39,10 @@ public struct FusionReport: Sendable, Codable {
     public enum ExposureSource: String, Sendable, Codable {
         /// The flash-only estimate `D` (the normal case).
         case darkRoom
-        /// The flash frame: no pixel of `D` has positive luminance, so no pixel measured the flash's
-        /// light (frames swapped, one capture given twice, a flash that did not fire); the output is
-        /// then the gap fill's rendering of the flash frame.
+        /// The flash frame: no pixel of `D` has positive luminance, or the flash frame is the ambient
+        /// frame scaled (`FlashLightReport.noFlashLight`), so no pixel measured the flash's light
+        /// (frames swapped, one capture given twice, a flash that did not fire); the output is then
+        /// the gap fill's rendering of the flash frame.
         case flashFrame
         /// Neither frame has a usable pixel of positive luminance (e.g. every sample at or below the
         /// camera profile's black level): exposure 1.
@@ -56,6 +60,23 @@ public struct FusionReport: Sendable, Codable {
         /// Creates the summary.
         public init(countsColorimetricUncertainty: Bool, centerWeightedMean: Double) {
             self.countsColorimetricUncertainty = countsColorimetricUncertainty; self.centerWeightedMean = centerWeightedMean
+        }
+    }
+
+    /// `FlashLightPresence` in the report.
+    public struct FlashLightReport: Sendable, Codable {
+        /// The flash frame's residual about the line-by-line scaled ambient frame, over its noise
+        /// (median z² over the χ²(1) median: 1 where the flash frame is an ambient exposure).
+        public var structure: Double
+        /// Per channel (red, green, blue), the median line's scale of the ambient frame that best
+        /// explains the flash frame, × the exposure tags' ratio.
+        public var ambientScale: [Double]
+        /// Whether no flash light was measured (`FlashLightPresence.indicatesNoFlashLight`): the
+        /// confidence is then 0 and the output the flash frame's rendering.
+        public var noFlashLight: Bool
+        /// Creates the summary.
+        public init(structure: Double, ambientScale: [Double], noFlashLight: Bool) {
+            self.structure = structure; self.ambientScale = ambientScale; self.noFlashLight = noFlashLight
         }
     }
 

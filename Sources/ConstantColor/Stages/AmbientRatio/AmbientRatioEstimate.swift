@@ -168,9 +168,20 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// exposure ratio error 1.03 → 2.29 %.
     public static func estimate(flash: LinearFrame, darkRoom: DarkRoomEstimate, registration: RegistrationResult,
                                 metadataUncertainty: Double) -> AmbientRatioEstimate {
-        let w = flash.image.width, h = flash.image.height
-        let interpolation = interpolationVariance(registration, width: w, height: h)
-        let reduced = ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: interpolation)
+        estimate(reduced: reducedPair(flash: flash, darkRoom: darkRoom, registration: registration),
+                 metadataUncertainty: metadataUncertainty)
+    }
+
+    /// The block means stage 4a works on (`ReducedFramePair`), from the flash frame and the nominal
+    /// dark-room estimate resampled with `registration`.
+    static func reducedPair(flash: LinearFrame, darkRoom: DarkRoomEstimate, registration: RegistrationResult) -> ReducedFramePair {
+        let interpolation = interpolationVariance(registration, width: flash.image.width, height: flash.image.height)
+        return ReducedFramePair(flash: flash, darkRoom: darkRoom, interpolationVariance: interpolation)
+    }
+
+    /// The same from the reduced pair (`reducedPair`), which `FlashLightPresence` reads as well.
+    static func estimate(reduced: ReducedFramePair, metadataUncertainty: Double) -> AmbientRatioEstimate {
+        let w = reduced.fullWidth, h = reduced.fullHeight
         let rows = EdgeAnalysis(reduced)
         // The banding is fitted on F − r̄·A (`RowBandingFit.fit(_:ratio:)`): r̄ is first the edges' r₀
         // on the pair as it is (within the searched range or beyond it; EXIF's 1 where they find

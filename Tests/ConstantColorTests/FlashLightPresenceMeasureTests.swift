@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import ConstantColor
+
+/// `FlashLightPresence.measure` on pairs made by hand, with noise drawn as the frames' noise model
+/// says: a flash frame that is the ambient frame × 1.5 reads about 1, one with a flash's light
+/// added (falling off from the centre, its own colour) far above.
+@Suite("Flash light presence: the structure statistic")
+struct FlashLightPresenceMeasureTests {
+    /// The pair's reduction (120 × 80: blocks of one pixel) with flash light `flashLight` at the centre.
+    static func pair(flashLight: Float, seed: UInt64) -> ReducedFramePair {
+        var rng = SplitMix64(seed: seed)
+        func gaussian() -> Float {
+            let u1 = max(1e-12, Double(rng.next() >> 11) / Double(1 << 53)), u2 = Double(rng.next() >> 11) / Double(1 << 53)
+            return Float((-2 * log(u1)).squareRoot() * cos(2 * .pi * u2))
+        }
+        let w = 120, h = 80, n = w * h
+        let noise = FrameNoise(varianceOffset: 1, varianceSlope: 0.01)
+        func noisy(_ v: Float) -> Float { v + noise.variance(v).squareRoot() * gaussian() }
+        var f = PlanarImage(width: w, height: h, channelCount: 3), a = f
+        for c in 0..<3 {
+            for y in 0..<h {
+                for x in 0..<w {
+                    let j = y * w + x, dx = Float(x - w / 2) / Float(w), dy = Float(y - h / 2) / Float(h)
+                    // Materials of three levels; the flash's light falls off and differs per channel.
+                    let ambient: Float = [400, 900, 1500][(x / 10 + y / 7) % 3]
+                    let d = flashLight * (1 - dx * dx - dy * dy) * Float(c + 1) / 2
+                    f.samples[c * n + j] = noisy(1.5 * ambient + d)
+                    a.samples[c * n + j] = noisy(ambient)
+                }
+            }
+        }
+        let clean = [UInt8](repeating: 0, count: n)
+        let exposure = ExposureSettings(exposureTimeSeconds: 1, fNumber: 1, isoSpeed: 100)
+        let flash = LinearFrame(image: f, clipped: clean, noise: noise, exposure: exposure)
+        let ambient = LinearFrame(image: a, clipped: clean, noise: noise, exposure: exposure)
+        let d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: NoiseReductionTests.identity)
+        return ReducedFramePair(flash: flash, darkRoom: d, interpolationVariance: .zero)
+    }
+
+    @Test("a scaled ambient frame with noise reads about 1 and its scale; with a flash's light, far above")
+    func structure() throws {
+        for seed: UInt64 in [1, 2] {
+            let none = try #require(FlashLightPresence.measure(Self.pair(flashLight: 0, seed: seed)))
+            let lit = try #require(FlashLightPresence.measure(Self.pair(flashLight: 300, seed: seed)))
+            print(String(format: "seed %d: no flash structure %.3f green scale %.4f; flash structure %.1f green scale %.4f",
+                         seed, none.structure, none.ambientScale.y, lit.structure, lit.ambientScale.y))
+            #expect(abs(none.structure - 1) < 0.1)
+            #expect(abs(none.ambientScale.x - 1.5) < 0.01 && abs(none.ambientScale.y - 1.5) < 0.01 && abs(none.ambientScale.z - 1.5) < 0.01)
+            #expect(none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+            #expect(!none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            #expect(!none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.6))
+            #expect(lit.structure > 50)
+            #expect(!lit.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+            // The same scale in one channel only is flash light of a colour (a uniform flash on a
+            // flat scene leaves F_c ∝ A_c with m_c apart).
+            var coloured = none
+            coloured.ambientScale.z *= 1.05
+            #expect(!coloured.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+        }
+    }
+
+    @Test("too few blocks with ambient light to compare: not measured")
+    func darkAmbient() {
+        let w = 64, h = 40, n = w * h
+        var f = PlanarImage(width: w, height: h, channelCount: 3)
+        for i in 0..<(3 * n) { f.samples[i] = Float(1000 + i % 37) }
+        let a = PlanarImage(width: w, height: h, channelCount: 3)  // all 0
+        let clean = [UInt8](repeating: 0, count: n)
+        let exposure = ExposureSettings(exposureTimeSeconds: 1, fNumber: 1, isoSpeed: 100)
+        let noise = FrameNoise(varianceOffset: 4, varianceSlope: 0.5)
+        let flash = LinearFrame(image: f, clipped: clean, noise: noise, exposure: exposure)
+        let ambient = LinearFrame(image: a, clipped: clean, noise: noise, exposure: exposure)
+        let d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: NoiseReductionTests.identity)
+        #expect(FlashLightPresence.measure(ReducedFramePair(flash: flash, darkRoom: d, interpolationVariance: .zero)) == nil)
+    }
+}
