@@ -1,11 +1,12 @@
 /// Whether the flash frame holds any flash light at all: a flash frame that is the registered
 /// ambient frame scaled, line by line, within the frames' noise is an ambient exposure (the flash
-/// did not fire, or one capture was given twice), whatever its exposure tags say.
+/// did not fire), whatever its exposure tags say.
 ///
 /// Flash light and ambient light reach the scene from different places and with different spectra:
 /// the flash falls off with distance from its axis and casts its own shadows, the ambient light has
-/// its own, and a surface's ratio of the two differs from one material to the next (per channel,
-/// 6–75 % across a ColorChecker's patches for broad-band sensors; docs/real-capture-findings.md).
+/// its own, and a surface's ratio of the two differs from one material to the next (the ambient-to-
+/// flash ratio of red over green's spans 1.04–1.16 for the Sigma and 1.26–1.75 for the Nikon across
+/// a ColorChecker's 24 patches; docs/real-capture-findings.md, session 28).
 /// So with flash light in the frame, `F_c = D_c + r·A_c` is not `m_c·A_c` for any one factor, even
 /// along one line. Without it, `F = m·A` (m the true ratio of the two exposures; per line, since a
 /// flickering light reaches the two exposures differently in each line a rolling shutter reads), and
@@ -38,8 +39,9 @@ public struct FlashLightPresence: Sendable, Equatable {
     /// twice the noise model's standard deviation (an understated noise model is allowed for up to
     /// that factor). Measured (`fuse` on 600 × 400 `synth` renders, Nikon profile): 1.05–1.08 for a
     /// flash that did not fire, whatever the exposure tags; 6.9–85 on the committed fixtures and
-    /// 10.3–35 on the 90 hard conditions; 1.2–2.8 under flashes of 2–10 lux against 200–800 lux of
-    /// ambient light, whose pixels are all below confidence 0.1.
+    /// 10.3–35 on the 90 hard conditions; 1.1–2.8 under flashes of 2–10 lux against 200–800 lux of
+    /// ambient light (mean confidence 0.003–0.10), which the other conditions keep unflagged (shadow
+    /// edges measured, channel scales apart, or a scale within the tags' uncertainty).
     public static let absentStructure = 4.0
 
     /// How far apart the channels' scales may be for one exposure's: an exposure error (time, gain,
