@@ -751,6 +751,36 @@ struct FuseCLITests {
         }
     }
 
+    /// The ambient light changed colour between the frames: the committed 800 lux 3000 K flash frame
+    /// beside the 200 lux 6500 K condition's ambient frame. Before `AmbientRatioEstimate.ambientColourChange`
+    /// this came out `constantColor` at 0.92, 18 ΔE00 off; the committed pair itself is left alone.
+    @Test("the ambient light changed colour between the frames: said in one line, counted per channel, the confidence low; a consistent pair has no such line")
+    func ambientColourChangeIsSaid() throws {
+        let root = FlatFieldCLITests.root, fixtures = root + "/fixtures/colorchecker/"
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (ambientCondition, fires) in [("200lux-6500K-below", true), ("800lux-3000K-above", false)] {
+            let pair = dir.appendingPathComponent(ambientCondition)
+            try FileManager.default.createDirectory(at: pair, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixtures + "800lux-3000K-above/flash.tif", toPath: pair.appendingPathComponent("flash.tif").path)
+            try FileManager.default.copyItem(atPath: fixtures + ambientCondition + "/ambient.tif", toPath: pair.appendingPathComponent("ambient.tif").path)
+            let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(pair.path, into: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warning = r.stderr.split(separator: "\n").filter { $0.contains("vanish from the flash frame at one exposure ratio in every channel") }
+            #expect(warning.count == (fires ? 1 : 0), "\(ambientCondition): \(r.stderr)")
+            let agreement = try #require(ratio["edgeChannelAgreement"]?.double, "\(ambientCondition)")
+            let errors = ratio["ambientColourChangeRelativeError"]?.doubles
+            let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
+            let confidence = try #require(report["centerWeightedMeanConfidence"]?.double)
+            if fires {
+                #expect(agreement < 0.35 && errors?.count == 3 && errors!.max()! > 0.5, "\(agreement) \(errors ?? [])")
+                #expect(confidence < 0.3)
+            } else {
+                #expect(agreement > 0.5 && errors == nil, "\(agreement) \(errors ?? [])")
+            }
+        }
+    }
+
     /// The edges' channels: on the committed all-effects condition they read the ratio apart beyond
     /// their errors (`IlluminationEdgeRatio.channelHeterogeneity`), and fuse says so in one line and
     /// reports each channel's ratio and the uncertainty counted for it; on a committed clean pair

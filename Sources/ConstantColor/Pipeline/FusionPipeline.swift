@@ -219,8 +219,17 @@ public enum FusionPipeline {
         timings.lap("noiseReductionWide")
         let model = options.noiseReduction.model(estimate: D, flash: F, reusing: moved(&storage), scratch: &scratch)
         timings.lap("noiseReduction")
+        // The ratio's uncertainty, per channel where the ambient light's colour is uncertain too.
+        let ratioDelta = ratio.relativeUncertainty
+        let channelDeltas = ratio.ambientColourChangeError.map { e in
+            SIMD3<Double>((ratioDelta * ratioDelta + e.x * e.x).squareRoot(), (ratioDelta * ratioDelta + e.y * e.y).squareRoot(),
+                          (ratioDelta * ratioDelta + e.z * e.z).squareRoot())
+        } ?? SIMD3(repeating: ratioDelta)
+        let largestDelta = channelDeltas.max()
         var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,
-                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty),
+                                                 exposureRatioUncertainty: Float(largestDelta),
+                                                 exposureRatioChannelWeights: largestDelta > 0
+                                                     ? SIMD3<Float>(channelDeltas / largestDelta) : SIMD3(repeating: 1),
                                                  reusing: consume scratch).confidence
         // No pixel of D has positive luminance: no flash light was measured anywhere, whatever the
         // noise says about the differences (0 = no information, SPEC 2.6).

@@ -196,6 +196,13 @@ public struct FusionReport: Sendable, Codable {
         /// Where the channels disagree beyond their errors, the relative standard uncertainty counted
         /// for it in `relativeUncertainty` (`AmbientRatioEstimate.edgeChannelExcessVariance`); absent where they agree.
         public var edgeChannelRelativeUncertainty: Double?
+        /// The share of the profiles that read as illumination edges by green whose three channels
+        /// agree on the ratio (`AmbientRatioEstimate.edgeChannelAgreement`; absent: too few).
+        public var edgeChannelAgreement: Double?
+        /// Where that share says the ambient light changed colour between the frames, per channel (red,
+        /// green, blue) the relative error of the subtracted ratio that the confidence counts beside
+        /// `relativeUncertainty` (`AmbientRatioEstimate.ambientColourChangeError`); absent otherwise.
+        public var ambientColourChangeRelativeError: [Double]?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -216,6 +223,8 @@ public struct FusionReport: Sendable, Codable {
             rowBandRelativeUncertainty = r.rowBandExcessVariance.map { $0.squareRoot() }
             edgeRatioByChannel = r.edgeRatioByChannel.isEmpty ? nil : r.edgeRatioByChannel
             edgeChannelRelativeUncertainty = r.edgeChannelExcessVariance.map { $0.squareRoot() }
+            edgeChannelAgreement = r.edgeChannelAgreement
+            ambientColourChangeRelativeError = r.ambientColourChangeError.map { [$0.x, $0.y, $0.z] }
         }
     }
 

@@ -11,8 +11,10 @@
 ///   variances, or the raw noise model where the per-pixel check handed the pixel back);
 /// - the flash guide's pixel noise `ā·δI`, one error shared by the channels;
 /// - the error of an ambient-to-flash exposure ratio known only to a relative
-///   `exposureRatioUncertainty` δ: the subtracted ambient `A = F − D` is off by `δ·A`. It is what makes
-///   bright ambient light untrustworthy even where the noise is averaged away.
+///   `exposureRatioUncertainty` δ: the subtracted ambient `A = F − D` is off by `δ·A` (by `δ·w_c·A_c`
+///   per channel with `exposureRatioChannelWeights` w, where the ambient light's colour is not known
+///   either: `AmbientRatioEstimate.ambientColourChangeError`). It is what makes bright ambient light
+///   untrustworthy even where the noise is averaged away.
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
 /// does not explain; the model's misfit is part of its variance, so σ grows there too. Where the
 /// per-pixel check rejects the model and hands the pixel its own value back, the disagreement stays
@@ -71,6 +73,7 @@ public enum Confidence {
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],
                                     flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
+                                    exposureRatioChannelWeights: SIMD3<Float> = SIMD3(repeating: 1),
                                     recordUncertainty: Bool = false,
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
@@ -98,8 +101,8 @@ public enum Confidence {
             }
         }
         let rowLength = models.map(\.lowWidth).max()!
-        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, flashNoise: flashNoise,
-                                        ambientNoise: ambientNoise)
+        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, channelWeights: exposureRatioChannelWeights,
+                                        flashNoise: flashNoise, ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
@@ -360,8 +363,9 @@ public enum Confidence {
     struct KernelConstants {
         /// Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
         var mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>
-        /// Relative uncertainty of the exposure ratio.
-        var delta: Float
+        /// Relative uncertainty of the exposure ratio, and each channel's share of it (1, 1, 1 but
+        /// where the ambient light's colour is uncertain too).
+        var delta: Float, channelWeights: SIMD3<Float>
         /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }
@@ -435,7 +439,8 @@ public enum Confidence {
         @inline(always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
             correlatedChromaError((e0, e1, e2), slopes: (gx, gy, gz), metric: metric, k)
         }
-        total += (k.delta * k.delta) * correlated(f.0 - d.0, f.1 - d.1, f.2 - d.2)
+        let w = k.channelWeights
+        total += (k.delta * k.delta) * correlated((f.0 - d.0) * w.x, (f.1 - d.1) * w.y, (f.2 - d.2) * w.z)
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
         // A handed-back pixel's disagreement with the model, one error across the channels (a fringe
         // moves chroma as a whole); only vectors with such a pixel pay for it.
@@ -470,13 +475,13 @@ public enum Confidence {
     static func negativeLight(value v: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), gain: (Lanes, Lanes, Lanes),
                               f: (Lanes, Lanes, Lanes), guideVariance: Lanes, slopes: (Lanes, Lanes, Lanes),
                               metric: ChromaDifferenceMetric, _ k: KernelConstants) -> (error: Lanes, noLight: SIMDMask<SIMD8<Int32>>) {
-        let zero = Lanes(repeating: 0), deltaSquared = k.delta * k.delta
-        @inline(always) func variance(_ v: Lanes, _ independent: Lanes, _ gain: Lanes, _ f: Lanes) -> Lanes {
+        let zero = Lanes(repeating: 0), deltas = k.delta * k.channelWeights
+        @inline(always) func variance(_ v: Lanes, _ independent: Lanes, _ gain: Lanes, _ f: Lanes, _ delta: Float) -> Lanes {
             let a = f - v
-            return independent + deltaSquared * a * a + gain * gain * guideVariance
+            return independent + (delta * delta) * a * a + gain * gain * guideVariance
         }
-        let vr = variance(v.0, independent.0, gain.0, f.0), vg = variance(v.1, independent.1, gain.1, f.1),
-            vb = variance(v.2, independent.2, gain.2, f.2)
+        let vr = variance(v.0, independent.0, gain.0, f.0, deltas.x), vg = variance(v.1, independent.1, gain.1, f.1, deltas.y),
+            vb = variance(v.2, independent.2, gain.2, f.2, deltas.z)
         @inline(always) func shortfall(_ v: Lanes, _ variance: Lanes) -> Lanes {
             let e = v + 2 * variance.squareRoot()
             return e.replacing(with: zero, where: e .> zero)

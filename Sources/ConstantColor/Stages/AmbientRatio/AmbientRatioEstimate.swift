@@ -116,6 +116,15 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// `edgeWeight` (nil: they agree).
     public var edgeChannelExcessVariance: Double? = nil
 
+    /// The share of the profiles that read as illumination edges by green whose three channels agree
+    /// (`IlluminationEdgeRatio.ChannelAgreement`; nil: too few such profiles).
+    public var edgeChannelAgreement: Double? = nil
+    /// Where that share is below `ambientColourChangeAgreement` (the ambient light in the flash frame
+    /// is not the ambient frame's colour): per channel, how far the ratio the edges read in it is from
+    /// the one subtracted, relative (`ambientColourChange`; nil: not so). Not in `relativeUncertainty`:
+    /// the confidence counts it per channel, beside it.
+    public var ambientColourChangeError: SIMD3<Double>? = nil
+
     /// The frames' pixel noise against their noise models, ambient relative to flash
     /// (`NoiseConsistency`; nil: not measured).
     public var noiseConsistency: NoiseConsistency? = nil
@@ -289,6 +298,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         // beside a light that varies down it), the edges' r₀ differs from one band of rows to the next.
         let bandExcess = edges.flatMap { Self.rowBandExcess($0, banding: bandFit.components) }
         let channelExcess = edges.flatMap { Self.channelExcess($0, edgeWeight: weight, ratio: base) }
+        let colourChange = edgeMeasurement.channelAgreement.flatMap { Self.ambientColourChange($0, ratio: base) }
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance + channelScaleError * channelScaleError
             + (bandExcess ?? 0) + (channelExcess ?? 0)).squareRoot()
         // The blur per axis of the frame (this pair's are exchanged when it was turned).
@@ -306,7 +316,33 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     edgeRatioByRowBand: edges.map { $0.rowBands.map { $0?.centre } } ?? [],
                                     rowBandExcessVariance: bandExcess,
                                     edgeRatioByChannel: edges.map { $0.channels.map { $0?.centre } } ?? [],
-                                    edgeChannelExcessVariance: channelExcess, readoutAxis: readout)
+                                    edgeChannelExcessVariance: channelExcess,
+                                    edgeChannelAgreement: edgeMeasurement.channelAgreement?.agreeingFraction,
+                                    ambientColourChangeError: colourChange, readoutAxis: readout)
+    }
+
+    /// Below this share of agreeing channels (`IlluminationEdgeRatio.ChannelAgreement`) the ambient
+    /// light in the flash frame is taken not to be the ambient frame's: 0.35, under the 0.54 that
+    /// legitimate pairs reach at least and above the 0.04–0.22 of frames whose ambient light changed
+    /// colour between them.
+    public static let ambientColourChangeAgreement = 0.35
+
+    /// Per channel, how far off the subtracted `ratio` (r₀, × EXIF's) is where most ambient edges do
+    /// not vanish from the flash frame at one ratio in every channel (`ChannelAgreement.agreeingFraction`
+    /// below `ambientColourChangeAgreement`): the ambient light changed colour between the two frames
+    /// (a lamp switched on or off, daylight through a cloud) or the frames were developed unlike each
+    /// other beyond what a channel scale within the searched range explains. No one r then takes the
+    /// ambient light out of D, and D holds the difference of two ambient lights: an 800 lux 3000 K
+    /// flash frame beside a 200 lux 6500 K ambient frame came out 18 ΔE00 off, `constantColor` at
+    /// 0.92, before this was counted. Each channel's error is `|g_c / ratio − 1|`, g_c the ratio the
+    /// green-selected edges read in that channel (green's location times the channel's over green's;
+    /// 1 where one was not measured), which the confidence counts per channel wherever the ambient
+    /// light matters. Nil where most agree.
+    static func ambientColourChange(_ a: IlluminationEdgeRatio.ChannelAgreement, ratio: Double) -> SIMD3<Double>? {
+        guard a.agreeingFraction < ambientColourChangeAgreement, ratio > 0 else { return nil }
+        func error(_ g: Double?) -> Double { g.map { abs($0 / ratio - 1) } ?? 1 }
+        return SIMD3(error(a.green.flatMap { g in a.redOverGreen.map { g * $0 } }), error(a.green),
+                     error(a.green.flatMap { g in a.blueOverGreen.map { g * $0 } }))
     }
 
     /// The relative variance by which the rows' ratio is off where the illumination edges, measured
