@@ -61,8 +61,10 @@ enum FusionWarnings {
             switch result.report.rendering.exposureSource {
             case .darkRoom: break
             case .flashFrame:
-                if let light = result.report.flashLight, light.noFlashLight {
-                    lines.append("warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, within its noise (residual \(String(format: "%.2f", light.structure))× the noise's; a flash frame with flash light in it is not), and no shadow edge shows flash light. Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? The output is the flash frame's rendering, with confidence 0")
+                // (A flash frame darker than the tags predict is the frames swapped or one capture twice
+                // as often as an unfired flash: the general line below says so.)
+                if let light = result.report.flashLight, light.noFlashLight, light.ambientScale[1] > 1 {
+                    lines.append("warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, within its noise (residual \(String(format: "%.2f", light.structure.squareRoot()))× the noise's standard deviation, which a frame with flash light in it would exceed), and no shadow edge measured flash light. Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? The output is the flash frame's rendering, with confidence 0")
                 } else {
                     lines.append("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
                 }

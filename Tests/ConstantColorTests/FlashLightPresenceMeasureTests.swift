@@ -8,8 +8,10 @@ import Testing
 /// added (falling off from the centre, its own colour) far above.
 @Suite("Flash light presence: the structure statistic")
 struct FlashLightPresenceMeasureTests {
-    /// The pair's reduction (120 × 80: blocks of one pixel) with flash light `flashLight` at the centre.
-    static func pair(flashLight: Float, seed: UInt64) -> ReducedFramePair {
+    /// The pair's reduction (120 × 80: blocks of one pixel): the flash frame `scale` × the ambient
+    /// frame plus flash light `flashLight` at the centre, falling off, and `flash(x, y, c, ambient)`.
+    static func pair(flashLight: Float, seed: UInt64, scale: Float = 1.5,
+                     flash extra: (Int, Int, Int, Float) -> Float = { _, _, _, _ in 0 }) -> ReducedFramePair {
         var rng = SplitMix64(seed: seed)
         func gaussian() -> Float {
             let u1 = max(1e-12, Double(rng.next() >> 11) / Double(1 << 53)), u2 = Double(rng.next() >> 11) / Double(1 << 53)
@@ -25,8 +27,8 @@ struct FlashLightPresenceMeasureTests {
                     let j = y * w + x, dx = Float(x - w / 2) / Float(w), dy = Float(y - h / 2) / Float(h)
                     // Materials of three levels; the flash's light falls off and differs per channel.
                     let ambient: Float = [400, 900, 1500][(x / 10 + y / 7) % 3]
-                    let d = flashLight * (1 - dx * dx - dy * dy) * Float(c + 1) / 2
-                    f.samples[c * n + j] = noisy(1.5 * ambient + d)
+                    let d = flashLight * (1 - dx * dx - dy * dy) * Float(c + 1) / 2 + extra(x, y, c, ambient)
+                    f.samples[c * n + j] = noisy(scale * ambient + d)
                     a.samples[c * n + j] = noisy(ambient)
                 }
             }
@@ -56,9 +58,36 @@ struct FlashLightPresenceMeasureTests {
             // The same scale in one channel only is flash light of a colour (a uniform flash on a
             // flat scene leaves F_c ∝ A_c with m_c apart).
             var coloured = none
-            coloured.ambientScale.z *= 1.05
+            coloured.ambientScale.z += 0.1
             #expect(!coloured.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
         }
+    }
+
+    /// A flash that lights a near subject only (a disc over 8 % of the frame) before a background it
+    /// does not reach, the tags 10 % off: the median is the background's, but the subject's blocks
+    /// stand out on the bright side. A weak flash (4–6.5 % of the ambient light, per channel) with
+    /// the tags right: `F_c ∝ A_c` in every channel, with `m_c − 1` apart by its colour.
+    @Test("a flash lighting a minority of the frame, or a weak flash with the tags right, is flash light")
+    func minorityAndWeakFlash() throws {
+        let subject = try #require(FlashLightPresence.measure(Self.pair(flashLight: 0, seed: 3, scale: 1.1) { x, y, _, _ in
+            let dx = Float(x - 60), dy = Float(y - 40)
+            return dx * dx + dy * dy < 13 * 13 ? 800 : 0
+        }))
+        print(String(format: "subject only: structure %.3f, bright excess %.3f, green scale %.4f", subject.structure, subject.brightExcess,
+                     subject.ambientScale.y))
+        #expect(subject.brightExcess > 0.05)
+        #expect(!subject.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+        let weak = try #require(FlashLightPresence.measure(Self.pair(flashLight: 0, seed: 4, scale: 1) { _, _, c, ambient in
+            ambient * [0.04, 0.05, 0.065][c]
+        }))
+        print(String(format: "weak flash, tags right: structure %.3f, scales %.4f %.4f %.4f", weak.structure,
+                     weak.ambientScale.x, weak.ambientScale.y, weak.ambientScale.z))
+        #expect(weak.structure < FlashLightPresence.absentStructure && abs(weak.ambientScale.y - 1.05) < 0.005)
+        #expect(!weak.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+        // The same scale in every channel, the tags 5 % off and no flash: flagged.
+        let unfired = try #require(FlashLightPresence.measure(Self.pair(flashLight: 0, seed: 4, scale: 1.05)))
+        #expect(unfired.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+        #expect(abs(unfired.brightExcess) < FlashLightPresence.brightExcessLimit)
     }
 
     @Test("too few blocks with ambient light to compare: not measured")

@@ -226,9 +226,10 @@ public enum FusionPipeline {
                           (ratioDelta * ratioDelta + e.z * e.z).squareRoot())
         } ?? SIMD3(repeating: ratioDelta)
         let largestDelta = channelDeltas.max()
+        let usable = largestDelta.isFinite && largestDelta > 0
         var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,
                                                  exposureRatioUncertainty: Float(largestDelta),
-                                                 exposureRatioChannelWeights: largestDelta > 0
+                                                 exposureRatioChannelWeights: usable
                                                      ? SIMD3<Float>(channelDeltas / largestDelta) : SIMD3(repeating: 1),
                                                  reusing: consume scratch).confidence
         // No pixel of D has positive luminance: no flash light was measured anywhere, whatever the
@@ -293,7 +294,8 @@ public enum FusionPipeline {
             timingsSeconds: timings.seconds, inputs: [:])
         report.colorConfidence = .init(countsColorimetricUncertainty: lookup != nil, centerWeightedMean: colorMean)
         report.flashLight = flashLight.map {
-            .init(structure: $0.structure, ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z], noFlashLight: noFlashLight)
+            .init(structure: $0.structure, ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z],
+                  brightExcess: $0.brightExcess, noFlashLight: noFlashLight)
         }
         return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
                             measurementConfidence: confidence,

@@ -69,14 +69,18 @@ public struct FusionReport: Sendable, Codable {
         /// (median z² over the χ²(1) median: 1 where the flash frame is an ambient exposure).
         public var structure: Double
         /// Per channel (red, green, blue), the median line's scale of the ambient frame that best
-        /// explains the flash frame, × the exposure tags' ratio.
+        /// explains the flash frame, in units of the exposure tags' ratio (1: as tagged).
         public var ambientScale: [Double]
+        /// The share of blocks more than 4 standard deviations brighter in the flash frame than the
+        /// scaled ambient frame, less the share as far darker (`FlashLightPresence.brightExcess`).
+        public var brightExcess: Double
         /// Whether no flash light was measured (`FlashLightPresence.indicatesNoFlashLight`): the
         /// confidence is then 0 and the output the flash frame's rendering.
         public var noFlashLight: Bool
         /// Creates the summary.
-        public init(structure: Double, ambientScale: [Double], noFlashLight: Bool) {
-            self.structure = structure; self.ambientScale = ambientScale; self.noFlashLight = noFlashLight
+        public init(structure: Double, ambientScale: [Double], brightExcess: Double, noFlashLight: Bool) {
+            self.structure = structure; self.ambientScale = ambientScale; self.brightExcess = brightExcess
+            self.noFlashLight = noFlashLight
         }
     }
 
