@@ -689,6 +689,17 @@ struct FuseCLITests {
         return (r, ratio)
     }
 
+    /// `synth` with `synthArguments` (Nikon 5100 spectra, YAG flash) into `dir/folder`, expected to
+    /// succeed, then `fuseWithSyntheticNikonProfiles` on it.
+    static func renderAndFuseWithSyntheticNikonProfiles(_ synthArguments: [String], folder: String,
+                                                        into dir: URL) throws -> (CLI.Outcome, [String: JSONValue]) {
+        let scene = dir.appendingPathComponent(folder).path
+        let render = try CLI.run(["synth"] + synthArguments + ["--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
+                                                             "--spectra", FlatFieldCLITests.spectra, "--out", scene])
+        #expect(render.status == 0, "\(render.stderr)")
+        return try fuseWithSyntheticNikonProfiles(scene, into: dir)
+    }
+
     /// Synth arguments, and whether the bands-of-rows warning must fire: a blue spot at the top
     /// under a 0.8-cycle flicker (banding fitted, bands apart); a red spot at the bottom under the
     /// same flicker, which the fit misses (rows 12–16 % off; bands apart on both sides of r₀); and,
@@ -704,11 +715,7 @@ struct FuseCLITests {
     func slowBandingIsSaid(synthArguments: [String], fires: Bool) throws {
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let scene = dir.appendingPathComponent("pair").path
-        let render = try CLI.run(["synth"] + synthArguments + ["--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
-                                                             "--spectra", FlatFieldCLITests.spectra, "--out", scene])
-        #expect(render.status == 0, "\(render.stderr)")
-        let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(scene, into: dir)
+        let (r, ratio) = try Self.renderAndFuseWithSyntheticNikonProfiles(synthArguments, folder: "pair", into: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let warning = r.stderr.split(separator: "\n").filter { $0.contains("in bands of rows") }
         #expect(warning.count == (fires ? 1 : 0), "\(r.stderr)")
@@ -730,12 +737,8 @@ struct FuseCLITests {
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         for (flashLux, warned) in [("0.001", true), ("400", false)] {
-            let scene = dir.appendingPathComponent("pair-\(flashLux)").path
-            let render = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--flash-lux", flashLux, "--exposure-factors", "1.5,1,1,1",
-                                      "--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
-                                      "--spectra", FlatFieldCLITests.spectra, "--out", scene])
-            #expect(render.status == 0, "\(render.stderr)")
-            let (r, _) = try Self.fuseWithSyntheticNikonProfiles(scene, into: dir)
+            let (r, _) = try Self.renderAndFuseWithSyntheticNikonProfiles(
+                ["--preset", "200lux-4000K-on", "--flash-lux", flashLux, "--exposure-factors", "1.5,1,1,1"], folder: "pair-\(flashLux)", into: dir)
             #expect(r.status == 0, "\(r.stderr)")
             let warning = r.stderr.split(separator: "\n").filter { $0.contains("no flash light was measured") }
             #expect(warning.count == (warned ? 1 : 0), "\(r.stderr)")
