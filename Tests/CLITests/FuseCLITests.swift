@@ -754,6 +754,29 @@ struct FuseCLITests {
         }
     }
 
+    /// Exposure tags swapped between the frames (the committed 200 lux pair, whose flash frame was
+    /// exposed 1/79 s and its ambient frame 1/25 s): the flash frame then holds 0.3× the ambient light
+    /// the tags predict, which flash light cannot do; confidence about 0, and before this line no
+    /// warning said why. The tags as they are: no such line.
+    @Test("exposure tags swapped between the frames: said in one line; the right tags: no such line")
+    func swappedTagsAreSaid() throws {
+        let root = FlatFieldCLITests.root, pair = root + "/fixtures/colorchecker/200lux-4000K-on"
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (exposures, warned) in [(["--flash-exposure", "1/25,1.8,100", "--ambient-exposure", "1/79,1.8,100"], true),
+                                    (["--flash-exposure", "1/79,1.8,100", "--ambient-exposure", "1/25,1.8,100"], false)] {
+            let r = try CLI.run(["fuse", pair + "/flash.tif", pair + "/ambient.tif",
+                                 "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                 "-o", dir.appendingPathComponent("o.tif").path, "--report", dir.appendingPathComponent("r.json").path] + exposures)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warning = r.stderr.split(separator: "\n").filter { $0.contains("the ambient light its exposure tags predict") }
+            #expect(warning.count == (warned ? 1 : 0), "\(exposures): \(r.stderr)")
+            let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
+            if warned { #expect((report["centerWeightedMeanConfidence"]?.double ?? 1) < 0.05) }
+        }
+    }
+
     /// The ambient light changed colour between the frames: the committed 800 lux 3000 K flash frame
     /// beside the 200 lux 6500 K condition's ambient frame. Before `AmbientRatioEstimate.ambientColourChange`
     /// this came out `constantColor` at 0.92, 18 ΔE00 off; the committed pair itself is left alone.
