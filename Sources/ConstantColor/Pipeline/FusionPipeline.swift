@@ -220,11 +220,7 @@ public enum FusionPipeline {
         let model = options.noiseReduction.model(estimate: D, flash: F, reusing: moved(&storage), scratch: &scratch)
         timings.lap("noiseReduction")
         // The ratio's uncertainty, per channel where the ambient light's colour is uncertain too.
-        let ratioDelta = ratio.relativeUncertainty
-        let channelDeltas = ratio.ambientColourChangeError.map { e in
-            SIMD3<Double>((ratioDelta * ratioDelta + e.x * e.x).squareRoot(), (ratioDelta * ratioDelta + e.y * e.y).squareRoot(),
-                          (ratioDelta * ratioDelta + e.z * e.z).squareRoot())
-        } ?? SIMD3(repeating: ratioDelta)
+        let channelDeltas = ratio.channelRelativeUncertainty
         let largestDelta = channelDeltas.max()
         let usable = largestDelta.isFinite && largestDelta > 0
         var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,

@@ -125,6 +125,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// the confidence counts it per channel, beside it.
     public var ambientColourChangeError: SIMD3<Double>? = nil
 
+    /// The relative uncertainty of the subtracted ratio in each channel: `relativeUncertainty`, with
+    /// `ambientColourChangeError` added in quadrature where the ambient light's colour changed.
+    public var channelRelativeUncertainty: SIMD3<Double> {
+        let delta = relativeUncertainty
+        return ambientColourChangeError.map { e in (delta * delta + e * e).squareRoot() } ?? SIMD3(repeating: delta)
+    }
+
     /// The frames' pixel noise against their noise models, ambient relative to flash
     /// (`NoiseConsistency`; nil: not measured).
     public var noiseConsistency: NoiseConsistency? = nil

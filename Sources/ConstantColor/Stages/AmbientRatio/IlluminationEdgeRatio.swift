@@ -82,17 +82,10 @@ enum IlluminationEdgeRatio {
 
     /// `ChannelAgreement` of `profiles` (nil: fewer than `minimumSamples`).
     static func channelAgreement(_ profiles: [ThreeChannelProfile]) -> ChannelAgreement? {
-        let edges = profiles.filter {
-            $0.sigma.y < 0.2 * ($0.q - $0.g.y) && $0.g.y < 0.6 * $0.q && plausibleRatios.contains($0.g.y) && $0.g.x > 0 && $0.g.z > 0
-        }
+        let edges = profiles.filter { $0.readsAsIlluminationEdgeByGreen(within: plausibleRatios) }
         guard edges.count >= minimumSamples else { return nil }
-        let agreeing = edges.filter { channelChiSquare($0.g, weights: 1 / ($0.sigma * $0.sigma)) < channelAgreementLimit(channels: 3) }.count
-        func overGreen(_ c: Int) -> Double? {
-            robustLocation(edges.map { e in
-                let rc = e.sigma[c] / e.g[c], rg = e.sigma.y / e.g.y
-                return (log(e.g[c] / e.g.y), (rc * rc + rg * rg).squareRoot())
-            }).map { exp($0.centre) }
-        }
+        let agreeing = edges.filter { $0.channelsAgree(scaledBy: SIMD3(1, 1, 1)) }.count
+        func overGreen(_ c: Int) -> Double? { robustLocation(edges.map { $0.logOverGreen(c) }).map { exp($0.centre) } }
         return ChannelAgreement(profileCount: edges.count, agreeingFraction: Double(agreeing) / Double(edges.count),
                                 green: robustLocation(edges.map { ($0.g.y, $0.sigma.y) })?.centre,
                                 redOverGreen: overGreen(0), blueOverGreen: overGreen(2))
@@ -296,7 +289,7 @@ enum IlluminationEdgeRatio {
         // allows.
         let result = selection(explained, misfitScale: misfitScale)
         let illuminationLike = (explained + explainedBeyond).filter {
-            $0.sigma < 0.2 * ($0.q - $0.g) && $0.g < 0.6 * $0.q && plausibleRatios.contains($0.g)
+            readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && plausibleRatios.contains($0.g)
         }
         var beyondRange: BeyondRange? = nil
         let beyondCount = illuminationLike.filter { !range.contains($0.g) }.count
@@ -331,7 +324,33 @@ enum IlluminationEdgeRatio {
 
     /// One profile's three channels: g and its standard error, Q, the summed misfit and each
     /// channel's bend (`channelFit`).
-    struct ThreeChannelProfile { var g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double, bend: SIMD3<Double> }
+    struct ThreeChannelProfile {
+        var g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double, bend: SIMD3<Double>
+
+        /// Whether green's g reads as an illumination edge (`readsAsIlluminationEdge`) within `ratios`,
+        /// with red's and blue's g positive.
+        func readsAsIlluminationEdgeByGreen(within ratios: ClosedRange<Double>) -> Bool {
+            readsAsIlluminationEdge(g: g.y, sigma: sigma.y, q: q) && ratios.contains(g.y) && g.x > 0 && g.z > 0
+        }
+
+        /// log(g_c / g_green) and its standard error (the two relative errors in quadrature).
+        func logOverGreen(_ c: Int) -> (value: Double, sigma: Double) {
+            let rc = sigma[c] / g[c], rg = sigma.y / g.y
+            return (log(g[c] / g.y), (rc * rc + rg * rg).squareRoot())
+        }
+
+        /// Whether the three channels' g, each divided by `k`, agree on one (χ², 99 %).
+        func channelsAgree(scaledBy k: SIMD3<Double>) -> Bool {
+            let scaledSigma = sigma / k
+            return channelChiSquare(g / k, weights: 1 / (scaledSigma * scaledSigma)) < channelAgreementLimit(channels: 3)
+        }
+    }
+
+    /// Whether a profile reads as an illumination edge by its own g: far below its Q, where a
+    /// reflectance edge would sit (σ < 0.2·(Q − g), g < 0.6·Q).
+    static func readsAsIlluminationEdge(g: Double, sigma: Double, q: Double) -> Bool {
+        sigma < 0.2 * (q - g) && g < 0.6 * q
+    }
 
     /// The channels' χ² of agreement on one g: `Σ w_c (g_c − ḡ)²`, ḡ their weighted mean (a channel
     /// of weight 0 does not count).
@@ -350,25 +369,15 @@ enum IlluminationEdgeRatio {
     static func channelScale(_ profiles: [ThreeChannelProfile], profileError: Double = channelScaleProfileError,
                              minimumBend: Double = 0) -> ChannelScale? {
         let edges = profiles.filter {
-            $0.sigma.y < 0.2 * ($0.q - $0.g.y) && $0.g.y < 0.6 * $0.q && range.contains($0.g.y) && $0.g.x > 0 && $0.g.z > 0
-                && ($0.sigma / $0.g).max() < profileError && $0.bend.min() >= minimumBend
+            $0.readsAsIlluminationEdgeByGreen(within: range) && ($0.sigma / $0.g).max() < profileError && $0.bend.min() >= minimumBend
         }
         guard edges.count >= minimumSamples else { return nil }
         var factor = SIMD3<Double>(1, 1, 1), error = SIMD3<Double>(0, 0, 0), count = edges.count
         for c in [0, 2] {
-            let samples = edges.map { e -> (value: Double, sigma: Double) in
-                let rc = e.sigma[c] / e.g[c], rg = e.sigma.y / e.g.y
-                return (log(e.g[c] / e.g.y), (rc * rc + rg * rg).squareRoot())
-            }
-            guard let l = robustLocation(samples) else { return nil }
+            guard let l = robustLocation(edges.map { $0.logOverGreen(c) }) else { return nil }
             factor[c] = exp(l.centre); error[c] = l.standardError; count = min(count, l.count)
         }
-        func agreeing(_ k: SIMD3<Double>) -> Double {
-            Double(edges.filter { e in
-                let sigma = e.sigma / k
-                return channelChiSquare(e.g / k, weights: 1 / (sigma * sigma)) < channelAgreementLimit(channels: 3)
-            }.count) / Double(edges.count)
-        }
+        func agreeing(_ k: SIMD3<Double>) -> Double { Double(edges.filter { $0.channelsAgree(scaledBy: k) }.count) / Double(edges.count) }
         return ChannelScale(factor: factor, relativeStandardError: error, sampleCount: count,
                             agreeingFraction: agreeing(SIMD3(1, 1, 1)), agreeingFractionScaled: agreeing(factor))
     }
