@@ -99,11 +99,14 @@ struct ExposureRatioUncertaintyOptionTests {
     /// `rowBandExcess` on given band measurements, with a fitted banding of 5 % amplitude: bands
     /// that agree within their errors add nothing; one band 2 % off at 0.2 % adds (0.02² − 0.002²) /
     /// r₀²; bands with too few profiles (nil) do not count; the excess is at most twice the banding's
-    /// amplitude. Without a fitted banding, bands must lie apart on both sides of r₀.
+    /// amplitude. Without a fitted banding, bands must lie apart on both sides of r₀. (The bands here
+    /// lie on as many rows as z needs to be normal; `rowBandExcessCountsRows` has bands on few.)
     @Test func rowBandExcessKnownAnswers() {
         func result(_ bands: [(Double, Double)?]) -> IlluminationEdgeRatio.Result {
             var r = IlluminationEdgeRatio.Result(ratio: 1.0, standardError: 0.003, sampleCount: 400, misfitScale: 1)
-            r.rowBands = bands.map { $0.map { TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100) } }
+            r.rowBands = bands.map {
+                $0.map { .init(location: TukeyBiweight.Location(centre: $0.0, standardError: $0.1, count: 100), rowCount: .max) }
+            }
             return r
         }
         let banding = [RowBanding(cyclesPerFrameHeight: 0.9, cosineAmplitude: 0.03, sineAmplitude: 0.04)]
@@ -126,6 +129,72 @@ struct ExposureRatioUncertaintyOptionTests {
         // A band 25 % off with a 5 % banding: at most (2 · 0.05)².
         let far = excess([(1.25, 0.01), nil, (1.0, 0.002), (1.0, 0.002)])
         #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
+    }
+
+    /// Student's t against its tables' two-sided 5 % and 1 % points (ν = 1, 2, 3, 5, 10, 30), the
+    /// Cauchy closed form for ν = 1, and the normal deviates of the same tails.
+    @Test func studentTKnownAnswers() {
+        let points: [(Int, Double, Double)] = [(1, 12.706, 63.657), (2, 4.303, 9.925), (3, 3.182, 5.841), (5, 2.571, 4.032),
+                                               (10, 2.228, 3.169), (30, 2.042, 2.750)]
+        for (nu, t05, t01) in points {
+            #expect(abs(StudentT.twoSidedTail(t05, degreesOfFreedom: nu) - 0.05) < 2e-4, "ν = \(nu)")
+            #expect(abs(StudentT.twoSidedTail(-t01, degreesOfFreedom: nu) - 0.01) < 5e-5, "ν = \(nu)")
+            #expect(abs(StudentT.normalEquivalent(t05, degreesOfFreedom: nu) - 1.95996) < 0.01)
+            #expect(abs(StudentT.normalEquivalent(-t01, degreesOfFreedom: nu) + 2.57583) < 0.01)
+        }
+        // ν = 1: P(|T| ≥ t) = 1 − (2/π)·atan(t).
+        #expect(abs(StudentT.twoSidedTail(10, degreesOfFreedom: 1) - (1 - 2 / Double.pi * atan(10))) < 1e-12)
+        #expect(StudentT.twoSidedTail(0, degreesOfFreedom: 4) == 1)
+        #expect(abs(StudentT.normalTwoSidedQuantile(0.05) - 1.959964) < 1e-6)
+        #expect(abs(StudentT.normalTwoSidedQuantile(1e-9) - 6.109410) < 1e-5)
+        // No degrees of freedom: no evidence; very many: z itself.
+        #expect(StudentT.normalEquivalent(40, degreesOfFreedom: 0) == 0)
+        #expect(StudentT.normalEquivalent(-3.5, degreesOfFreedom: .max) == -3.5)
+    }
+
+    /// Bands on few rows: a band 10 standard errors from r₀ on two rows (t with one degree of
+    /// freedom: p = 0.063, z 1.86) does not make the bands disagree; the same band on 30 rows does,
+    /// with its excess (r_k − r₀)²·(1 − 1/z²) below the normal one; on one row it says nothing.
+    @Test func rowBandExcessCountsRows() {
+        func excess(rows: Int) -> Double? {
+            var r = IlluminationEdgeRatio.Result(ratio: 1.0, standardError: 0.003, sampleCount: 400, misfitScale: 1)
+            let located = { (centre: Double, rows: Int) in
+                IlluminationEdgeRatio.RowBandLocation(location: TukeyBiweight.Location(centre: centre, standardError: 0.01, count: 58),
+                                                      rowCount: rows)
+            }
+            r.rowBands = [located(1.1, rows), located(1.0, 40), located(1.0, 40), located(1.0, 40)]
+            return AmbientRatioEstimate.rowBandExcess(r, banding: [RowBanding(cyclesPerFrameHeight: 0.9, cosineAmplitude: 0.1, sineAmplitude: 0)])
+        }
+        #expect(excess(rows: 1) == nil)
+        #expect(excess(rows: 2) == nil)
+        let many = try? #require(excess(rows: 30))
+        let z = StudentT.normalEquivalent(10, degreesOfFreedom: 29)
+        #expect(z > 5 && z < 10)
+        #expect(many != nil && abs(many! - 0.01 * (1 - 1 / (z * z))) < 1e-9, "\(String(describing: many)) z \(z)")
+    }
+
+    /// A band's location with its profiles clustered by row: 60 profiles on two rows whose means
+    /// agree keep their biweight's location and count two rows; rows that disagree beyond the stated
+    /// noise widen its standard error to the rows' scatter.
+    @Test func rowBandLocationClustersByRow() throws {
+        func profile(_ g: Double, row: Int) -> IlluminationEdgeRatio.EdgeProfile {
+            IlluminationEdgeRatio.EdgeProfile(gs: SIMD3(g, g, g), weights: SIMD3(repeating: 1 / (0.03 * 0.03)), q: 3, misfit: 0,
+                                              row: row, of: 100)
+        }
+        var rng = SplitMix64(seed: 5)
+        let agreeing = (0..<60).map { i in profile(1.2 + 0.0173 * rng.gaussian(), row: 10 + i % 2) }
+        let a = try #require(IlluminationEdgeRatio.rowBandLocation(agreeing))
+        let plain = try #require(IlluminationEdgeRatio.robustLocation(agreeing.map { ($0.g, $0.sigma) }))
+        #expect(a.rowCount == 2 && a.centre == plain.centre)
+        // Ten rows, 30 profiles each without noise, alternately 1.0 and 1.02 (σ 0.017 each): every
+        // profile keeps one biweight weight, the stated error is the noise's (0.002), the rows'
+        // scatter says 0.01·√(10/9)/√10 = 0.01/3.
+        let spread = (0..<300).map { i in profile(i % 2 == 0 ? 1.0 : 1.02, row: i % 10) }
+        let s = try #require(IlluminationEdgeRatio.rowBandLocation(spread))
+        let stated = try #require(IlluminationEdgeRatio.robustLocation(spread.map { ($0.g, $0.sigma) })).standardError
+        #expect(s.rowCount == 10 && abs(s.centre - 1.01) < 1e-7, "\(s.centre) \(s.standardError)")
+        #expect(stated < 0.0021)
+        #expect(abs(s.standardError - 0.01 / 3) < 1e-9)
     }
 
     /// The channels' heterogeneity (DerSimonian & Laird): two channels' τ² is (d² − s₁² − s₂²)/2 for
@@ -177,7 +246,7 @@ struct ExposureRatioUncertaintyOptionTests {
                 let gg = green + s * rng.gaussian(), gb = blue + s * rng.gaussian()
                 let weights = SIMD3<Double>(0, 1 / (s * s), 1 / (s * s))
                 return IlluminationEdgeRatio.EdgeProfile(gs: SIMD3(0, gg, gb), weights: weights, q: 3.0, misfit: 0,
-                                                         t: (Double(i) + 0.5) / 200)
+                                                         row: i, of: 200)
             }
         }
         let agreeing = try #require(IlluminationEdgeRatio.selection(samples(green: 1.0, blue: 1.0), misfitScale: 1))

@@ -356,7 +356,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// band by band of rows (`IlluminationEdgeRatio.Result.rowBands`, the banding removed), disagree
     /// with the frame's r₀: nil where fewer than two bands hold `IlluminationEdgeRatio.minimumSamples`
     /// profiles (as many as r₀ needs) or where they agree (χ² of their differences from r₀ within its 99 % point, k − 1
-    /// degrees of freedom), else the largest band's excess `(r_k − r₀)² − σ_k²` over r₀². With the
+    /// degrees of freedom), else the largest band's excess `(r_k − r₀)² − σ_k²` over r₀². Each band's
+    /// difference is weighed as a t statistic with as many degrees of freedom as its profiles lie on
+    /// rows less one (`IlluminationEdgeRatio.rowBandLocation`, `StudentT.normalEquivalent`), and σ_k
+    /// is its standard error on that scale: profiles along one edge that runs along a row measure
+    /// that edge more than the rows (at 1200 × 800 a penumbra along the top row of patches put the
+    /// top band at 1.195 against 1.082–1.087 from profiles on three rows, and the ratio was given 10 %
+    /// for rows right to 0.3 %; the bands of the flicker cases below lie on 14–25 rows). With the
     /// banding model right, every band reads r₀ within its error; under a flicker slower than a cycle
     /// per frame beside a light that varies down the frame (8 ms readout, 100 Hz, a spot near the
     /// top) the fitted sinusoid left the rows 1–3 % off at the frame's ends where it stated 0.3–0.4 %,
@@ -379,10 +385,17 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     static func rowBandExcess(_ edges: IlluminationEdgeRatio.Result, banding: [RowBanding]) -> Double? {
         let bands = edges.rowBands.compactMap { $0 }
         guard bands.count >= 2, edges.ratio > 0 else { return nil }
-        let z = bands.map { ($0.centre - edges.ratio) / $0.standardError }
+        // Each band's deviation on the scale of z: Student's t with (its rows − 1) degrees of freedom
+        // (`IlluminationEdgeRatio.rowBandLocation`; a band on one row says nothing about rows).
+        let z = bands.map {
+            StudentT.normalEquivalent(($0.centre - edges.ratio) / $0.standardError, degreesOfFreedom: $0.rowCount - 1)
+        }
         guard z.reduce(0, { $0 + $1 * $1 }) > chiSquare99[bands.count - 1] else { return nil }
         if banding.isEmpty && !(z.contains { $0 > 2 } && z.contains { $0 < -2 }) { return nil }
-        let excess = max(0, bands.map { pow($0.centre - edges.ratio, 2) - $0.standardError * $0.standardError }.max()!)
+        // (r_k − r₀)² less the square of its standard error on the same scale, (r_k − r₀)/z_k.
+        let excess = max(0, zip(bands, z).map { band, z in
+            z == 0 ? 0 : pow(band.centre - edges.ratio, 2) * (1 - 1 / (z * z))
+        }.max()!)
         let bound = 2 * banding.reduce(0) { $0 + $1.amplitude }
         return (banding.isEmpty ? excess : min(excess, bound * bound)) / (edges.ratio * edges.ratio)
     }
