@@ -721,6 +721,13 @@ struct FuseCLITests {
         #expect(warning.count == (fires ? 1 : 0), "\(r.stderr)")
         let bands = try #require(ratio["edgeRatioByRowBand"]?.array)
         #expect(bands.count == 4 && bands.compactMap(\.double).count >= 2)
+        // Each band with a ratio says on how many lines its edges lie (here 11-25), the others null.
+        let lines = try #require(ratio["edgeLineCountByRowBand"]?.array)
+        #expect(lines.count == 4)
+        for (band, count) in zip(bands, lines) {
+            #expect((band.double == nil) == (count.double == nil))
+            #expect(count.double.map { $0 >= 10 } ?? true, "\(lines)")
+        }
         let extra = ratio["rowBandRelativeUncertainty"]?.double
         let total = try #require(ratio["relativeUncertainty"]?.double)
         if fires {

@@ -131,11 +131,11 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(far != nil && abs(far! - 0.1 * 0.1) < 1e-12)
     }
 
-    /// Student's t against its tables' two-sided 5 % and 1 % points (ν = 1, 2, 3, 5, 10, 30), the
+    /// Student's t against its tables' two-sided 5 % and 1 % points (ν = 1, 2, 3, 5, 7, 9, 10, 30), the
     /// Cauchy closed form for ν = 1, and the normal deviates of the same tails.
     @Test func studentTKnownAnswers() {
         let points: [(Int, Double, Double)] = [(1, 12.706, 63.657), (2, 4.303, 9.925), (3, 3.182, 5.841), (5, 2.571, 4.032),
-                                               (10, 2.228, 3.169), (30, 2.042, 2.750)]
+                                               (7, 2.365, 3.499), (9, 2.262, 3.250), (10, 2.228, 3.169), (30, 2.042, 2.750)]
         for (nu, t05, t01) in points {
             #expect(abs(StudentT.twoSidedTail(t05, degreesOfFreedom: nu) - 0.05) < 2e-4, "ν = \(nu)")
             #expect(abs(StudentT.twoSidedTail(-t01, degreesOfFreedom: nu) - 0.01) < 5e-5, "ν = \(nu)")

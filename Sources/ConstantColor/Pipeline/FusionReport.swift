@@ -191,6 +191,10 @@ public struct FusionReport: Sendable, Codable {
         /// to right, when `readoutAxis` is `columns`), banding removed (null: too few edges there;
         /// `AmbientRatioEstimate.edgeRatioByRowBand`). Absent without edges.
         public var edgeRatioByRowBand: [Double?]?
+        /// How many distinct lines of stage 4a's reduced pair each band's edges lie on (null where
+        /// the band has no ratio; `AmbientRatioEstimate.edgeLineCountByRowBand`): a band's difference
+        /// is weighed as Student's t with that many less one degrees of freedom. Absent without edges.
+        public var edgeLineCountByRowBand: [Int?]?
         /// Where the bands disagree beyond their errors, the relative standard uncertainty counted for
         /// it in `relativeUncertainty` (`AmbientRatioEstimate.rowBandExcessVariance`); absent where they agree.
         public var rowBandRelativeUncertainty: Double?
@@ -224,6 +228,7 @@ public struct FusionReport: Sendable, Codable {
             coarseChannelAgreement = r.coarseChannelAgreement; coarseChannelAgreementScaled = r.coarseChannelAgreementScaled
             ambientNoiseRelativeToFlash = r.noiseConsistency?.relativeScale
             edgeRatioByRowBand = r.edgeRatioByRowBand.isEmpty ? nil : r.edgeRatioByRowBand
+            edgeLineCountByRowBand = r.edgeLineCountByRowBand.isEmpty ? nil : r.edgeLineCountByRowBand
             rowBandRelativeUncertainty = r.rowBandExcessVariance.map { $0.squareRoot() }
             edgeRatioByChannel = r.edgeRatioByChannel.isEmpty ? nil : r.edgeRatioByChannel
             edgeChannelRelativeUncertainty = r.edgeChannelExcessVariance.map { $0.squareRoot() }

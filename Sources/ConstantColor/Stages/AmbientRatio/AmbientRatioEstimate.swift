@@ -105,6 +105,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// banding removed (nil: too few profiles there, fewer than `IlluminationEdgeRatio.minimumSamples`);
     /// empty without edges.
     public var edgeRatioByRowBand: [Double?] = []
+    /// How many distinct lines of stage 4a's reduced pair each band's edges lie on (nil where the
+    /// band has no ratio): the degrees of freedom plus one of the band's test (`rowBandExcess`).
+    public var edgeLineCountByRowBand: [Int?] = []
     /// Where those bands disagree with the frame's r₀ beyond their errors (`rowBandExcess`): the
     /// relative variance added to `relativeUncertainty` for it (nil: they agree).
     public var rowBandExcessVariance: Double? = nil
@@ -321,6 +324,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     coarseChannelAgreement: edgeMeasurementCoarse?.agreeingFraction,
                                     coarseChannelAgreementScaled: edgeMeasurementCoarse?.agreeingFractionScaled,
                                     edgeRatioByRowBand: edges.map { $0.rowBands.map { $0?.centre } } ?? [],
+                                    edgeLineCountByRowBand: edges.map { $0.rowBands.map { $0?.rowCount } } ?? [],
                                     rowBandExcessVariance: bandExcess,
                                     edgeRatioByChannel: edges.map { $0.channels.map { $0?.centre } } ?? [],
                                     edgeChannelExcessVariance: channelExcess,
