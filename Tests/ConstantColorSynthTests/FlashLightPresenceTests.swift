@@ -14,7 +14,8 @@ struct FlashLightPresenceTests {
 
     /// Renders `envelope(200 lux, 4000 K)` with the flash at `flashLux` and the flash frame's true
     /// exposure time `flashTimeFactor` × its tag, and fuses it at 600 × 400.
-    static func fuse(flashLux: Double, flashTimeFactor: Double, flicker: Bool = false, seed: UInt64 = 3) throws -> FusionResult {
+    static func fuse(flashLux: Double, flashTimeFactor: Double, flicker: Bool = false, seed: UInt64 = 3,
+                     camera: CameraProfile = camera) throws -> FusionResult {
         let cam = SynthCamera(name: "Nikon 5100 (NPL)", sensitivity: try lib.camera(file: SpectralLibrary.File.nikon5100))
         let r = SceneRenderer(library: lib, camera: cam, flash: try lib.distribution(file: SpectralLibrary.File.phosphorLEDYAG),
                               flashLuxAtCenter: flashLux)
@@ -39,11 +40,36 @@ struct FlashLightPresenceTests {
         print(String(format: "no flash, flash frame %.2f× its tag%@: structure %.3f, scales %@", factor, flicker ? " (flicker)" : "",
                      light.structure, light.ambientScale.map { String(format: "%.4f", $0) }.joined(separator: " ")))
         #expect(light.noFlashLight)
-        #expect(light.structure < 1.3)
+        #expect(light.structure < 1.3 && light.neighbourStructure < 1.2)
         #expect(light.ambientScale.allSatisfy { abs($0 / factor - 1) < 0.005 })
         #expect(result.report.rendering.exposureSource == .flashFrame)
         #expect(result.report.decision == .fallback)
         #expect(result.measurementConfidence.samples.allSatisfy { $0 == 0 })
+    }
+
+    /// The camera profile understates the frames' noise 3× (its gain 9×, its read noise ⅓): the
+    /// residuals about the scaled ambient frame are then 9× their stated variance and noise passes
+    /// for shadow edges, so `structure` (about 9.6) and the edges would keep a flash that did not
+    /// fire; the residuals' comparison with their neighbours' differences does not depend on the
+    /// noise model's scale. A flash that fired stays flash light under the same profile.
+    @Test("the camera profile's noise understated 3×: a flash that did not fire is still found (residuals white beside their neighbours), one that fired is still flash light",
+          arguments: [(0.001, true), (400.0, false)])
+    func understatedNoiseModel(flashLux: Double, unfired: Bool) throws {
+        var understated = Self.camera
+        understated.noise.gainElectronsPerDN *= 9
+        understated.noise.readNoiseDN /= 3
+        let result = try Self.fuse(flashLux: flashLux, flashTimeFactor: 1.5, camera: understated)
+        let light = try #require(result.report.flashLight)
+        print(String(format: "flash %g lux, noise understated 3×: structure %.3f, against neighbours %.3f, confidence %.3f", flashLux,
+                     light.structure, light.neighbourStructure, result.report.centerWeightedMeanConfidence))
+        #expect(light.noFlashLight == unfired)
+        if unfired {
+            #expect(light.structure > FlashLightPresence.absentStructure)
+            #expect(light.neighbourStructure < 1.2)
+            #expect(result.measurementConfidence.samples.allSatisfy { $0 == 0 })
+        } else {
+            #expect(light.neighbourStructure > 5)
+        }
     }
 
     /// The flash light is there: a full flash, and a weak one (10 lux against 200 lux of ambient
@@ -58,5 +84,6 @@ struct FlashLightPresenceTests {
         #expect(!light.noFlashLight)
         #expect(result.report.rendering.exposureSource == .darkRoom)
         #expect(light.structure > (flashLux > 100 ? 10 : 1.5))
+        #expect(light.neighbourStructure > (flashLux > 100 ? 10 : 1.5))
     }
 }

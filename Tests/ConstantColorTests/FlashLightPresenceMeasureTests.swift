@@ -10,7 +10,9 @@ import Testing
 struct FlashLightPresenceMeasureTests {
     /// The pair's reduction (120 × 80: blocks of one pixel): the flash frame `scale` × the ambient
     /// frame plus flash light `flashLight` at the centre, falling off, and `flash(x, y, c, ambient)`.
-    static func pair(flashLight: Float, seed: UInt64, scale: Float = 1.5,
+    /// `modelVariance`: the factor on the noise model the frames carry against the noise drawn (1/9:
+    /// a camera profile that understates the noise 3×).
+    static func pair(flashLight: Float, seed: UInt64, scale: Float = 1.5, modelVariance: Float = 1,
                      flash extra: (Int, Int, Int, Float) -> Float = { _, _, _, _ in 0 }) -> ReducedFramePair {
         var rng = SplitMix64(seed: seed)
         func gaussian() -> Float {
@@ -35,8 +37,9 @@ struct FlashLightPresenceMeasureTests {
         }
         let clean = [UInt8](repeating: 0, count: n)
         let exposure = ExposureSettings(exposureTimeSeconds: 1, fNumber: 1, isoSpeed: 100)
-        let flash = LinearFrame(image: f, clipped: clean, noise: noise, exposure: exposure)
-        let ambient = LinearFrame(image: a, clipped: clean, noise: noise, exposure: exposure)
+        let model = FrameNoise(varianceOffset: noise.varianceOffset * modelVariance, varianceSlope: noise.varianceSlope * modelVariance)
+        let flash = LinearFrame(image: f, clipped: clean, noise: model, exposure: exposure)
+        let ambient = LinearFrame(image: a, clipped: clean, noise: model, exposure: exposure)
         let d = DarkRoomEstimate(flash: flash, ambient: ambient, registration: NoiseReductionTests.identity)
         return ReducedFramePair(flash: flash, darkRoom: d, interpolationVariance: .zero)
     }
@@ -48,12 +51,19 @@ struct FlashLightPresenceMeasureTests {
             let lit = try #require(FlashLightPresence.measure(Self.pair(flashLight: 300, seed: seed)))
             print(String(format: "seed %d: no flash structure %.3f green scale %.4f; flash structure %.1f green scale %.4f",
                          seed, none.structure, none.ambientScale.y, lit.structure, lit.ambientScale.y))
-            #expect(abs(none.structure - 1) < 0.1)
+            #expect(abs(none.structure - 1) < 0.1 && abs(none.neighbourStructure - 1) < 0.1)
             #expect(abs(none.ambientScale.x - 1.5) < 0.01 && abs(none.ambientScale.y - 1.5) < 0.01 && abs(none.ambientScale.z - 1.5) < 0.01)
             #expect(none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
-            #expect(!none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            // White residuals: edges measured beside them are noise passing for edges.
+            #expect(none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
             #expect(!none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.6))
-            #expect(lit.structure > 50)
+            // Residuals within the noise but smooth along the lines (a weak flash's fall-off): the
+            // edges measured beside them keep the flash frame's light.
+            var smooth = none
+            smooth.neighbourStructure = 2
+            #expect(smooth.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+            #expect(!smooth.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            #expect(lit.structure > 50 && lit.neighbourStructure > 50)
             #expect(!lit.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
             // The same scale in one channel only is flash light of a colour (a uniform flash on a
             // flat scene leaves F_c ∝ A_c with m_c apart).
@@ -61,6 +71,20 @@ struct FlashLightPresenceMeasureTests {
             coloured.ambientScale.z += 0.1
             #expect(!coloured.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
         }
+    }
+
+    /// The frames' noise model 3× below the noise drawn (variance 1/9): `structure` reads about 9,
+    /// the comparison with neighbouring blocks' differences still about 1, and the pair is still a
+    /// scaled ambient exposure; with a flash's light both are far above.
+    @Test("a noise model that understates the noise 3×: structure 9× as high, the neighbours' comparison unmoved")
+    func understatedNoiseModel() throws {
+        let none = try #require(FlashLightPresence.measure(Self.pair(flashLight: 0, seed: 5, modelVariance: 1.0 / 9)))
+        let lit = try #require(FlashLightPresence.measure(Self.pair(flashLight: 300, seed: 5, modelVariance: 1.0 / 9)))
+        print(String(format: "noise model 3× low: no flash structure %.3f, against neighbours %.3f; flash %.1f, %.1f",
+                     none.structure, none.neighbourStructure, lit.structure, lit.neighbourStructure))
+        #expect(abs(none.structure / 9 - 1) < 0.1 && abs(none.neighbourStructure - 1) < 0.1)
+        #expect(none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+        #expect(lit.neighbourStructure > 50 && !lit.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
     }
 
     /// A flash that lights a near subject only (a disc over 8 % of the frame) before a background it

@@ -68,6 +68,9 @@ public struct FusionReport: Sendable, Codable {
         /// The flash frame's residual about the line-by-line scaled ambient frame, over its noise
         /// (median z² over the χ²(1) median: 1 where the flash frame is an ambient exposure).
         public var structure: Double
+        /// The same median z² over the neighbouring blocks' differences' (`FlashLightPresence.neighbourStructure`:
+        /// about 1 where the residuals are white noise, whatever the noise model's scale).
+        public var neighbourStructure: Double
         /// Per channel (red, green, blue), the median line's scale of the ambient frame that best
         /// explains the flash frame, in units of the exposure tags' ratio (1: as tagged).
         public var ambientScale: [Double]
@@ -78,8 +81,9 @@ public struct FusionReport: Sendable, Codable {
         /// confidence is then 0 and the output the flash frame's rendering.
         public var noFlashLight: Bool
         /// Creates the summary.
-        public init(structure: Double, ambientScale: [Double], brightExcess: Double, noFlashLight: Bool) {
-            self.structure = structure; self.ambientScale = ambientScale; self.brightExcess = brightExcess
+        public init(structure: Double, neighbourStructure: Double, ambientScale: [Double], brightExcess: Double, noFlashLight: Bool) {
+            self.structure = structure; self.neighbourStructure = neighbourStructure
+            self.ambientScale = ambientScale; self.brightExcess = brightExcess
             self.noFlashLight = noFlashLight
         }
     }
