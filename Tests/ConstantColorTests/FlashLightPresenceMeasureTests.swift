@@ -54,15 +54,17 @@ struct FlashLightPresenceMeasureTests {
             #expect(abs(none.structure - 1) < 0.1 && abs(none.neighbourStructure - 1) < 0.1)
             #expect(abs(none.ambientScale.x - 1.5) < 0.01 && abs(none.ambientScale.y - 1.5) < 0.01 && abs(none.ambientScale.z - 1.5) < 0.01)
             #expect(none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
-            // White residuals: edges measured beside them are noise passing for edges.
-            #expect(none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            // Edges measured beside it keep the light, unless their residuals say the noise model
+            // understates the noise (noise passing for edges) and the frame's residuals are white.
+            #expect(!none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            #expect(none.indicatesNoFlashLight(edgesMeasured: true, edgesOverNoise: true, tagUncertainty: 0.04))
             #expect(!none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.6))
             // Residuals within the noise but smooth along the lines (a weak flash's fall-off): the
             // edges measured beside them keep the flash frame's light.
             var smooth = none
             smooth.neighbourStructure = 2
             #expect(smooth.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
-            #expect(!smooth.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+            #expect(!smooth.indicatesNoFlashLight(edgesMeasured: true, edgesOverNoise: true, tagUncertainty: 0.04))
             #expect(lit.structure > 50 && lit.neighbourStructure > 50)
             #expect(!lit.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
             // The same scale in one channel only is flash light of a colour (a uniform flash on a
@@ -83,7 +85,10 @@ struct FlashLightPresenceMeasureTests {
         print(String(format: "noise model 3× low: no flash structure %.3f, against neighbours %.3f; flash %.1f, %.1f",
                      none.structure, none.neighbourStructure, lit.structure, lit.neighbourStructure))
         #expect(abs(none.structure / 9 - 1) < 0.1 && abs(none.neighbourStructure - 1) < 0.1)
-        #expect(none.indicatesNoFlashLight(edgesMeasured: true, tagUncertainty: 0.04))
+        // `structure` alone would keep it; white residuals do not.
+        #expect(none.structure > FlashLightPresence.absentStructure)
+        #expect(none.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
+        #expect(none.indicatesNoFlashLight(edgesMeasured: true, edgesOverNoise: true, tagUncertainty: 0.04))
         #expect(lit.neighbourStructure > 50 && !lit.indicatesNoFlashLight(edgesMeasured: false, tagUncertainty: 0.04))
     }
 

@@ -187,6 +187,7 @@ public enum FusionPipeline {
         // D's share of it above 0), from the flash frame, which the gap fill then shows (SPEC 2.7).
         let noFlashLight = flashLight?.indicatesNoFlashLight(
             edgesMeasured: ratio.source == .illuminationEdges || ratio.edgeRatioBeyondRange != nil,
+            edgesOverNoise: (ratio.edgeMisfitScale ?? 0) > AmbientRatioEstimate.understatedNoiseMisfitScale,
             tagUncertainty: Double(options.exposureRatioUncertainty)) ?? false
         let unscaled = ColorRendering(flash: flashProfile, primaries: options.primaries, scale: 1)
         let darkRoomExposure = noFlashLight ? nil : ColorRendering.automaticScaleIfSignal(

@@ -72,7 +72,7 @@ public struct FlashLightPresence: Sendable, Equatable {
     /// 20 000 lux fixture (1.31, its scale within the tags'); 1.06–5.6 under the weak flashes.
     /// Understated noise also lets noise pass for shadow edges (126–141 of them beyond the searched
     /// range on those renders at k = 3, where the edges' own misfit said the noise was 7.6–8.9×
-    /// the model's), so on this path measured edges do not keep the flash frame's light.
+    /// the model's), so on this path edges whose misfit says so do not keep the flash frame's light.
     public static let absentNeighbourStructure = 1.5
 
     /// How far apart the channels' `m − 1` may be, relative to green's, for one exposure's: an
@@ -90,19 +90,23 @@ public struct FlashLightPresence: Sendable, Equatable {
     /// noise (`absentStructure`, `brightExcessLimit`), by one factor in every channel
     /// (`channelScaleAgreement`), no ambient shadow edge measured flash light beside it
     /// (`edgesMeasured` false: an illumination edge is one where `F/A` exceeds the edge's ratio; also
-    /// false where edges were not looked for) — or, whatever the noise model and the edges say, its
-    /// residuals about the scaled ambient frame are white (`absentNeighbourStructure`) — and the
-    /// scale is off the exposure tags' by more than
+    /// false where edges were not looked for) — or its residuals about the scaled ambient frame are
+    /// white whatever the noise model's scale (`absentNeighbourStructure`), with no edge measured or
+    /// the edges' own residuals over the noise model's (`edgesOverNoise`: their misfit scale above
+    /// `AmbientRatioEstimate.understatedNoiseMisfitScale`; a faint flash beside an exposure error
+    /// leaves white residuals too, and its edges measure it) — and the scale is off the exposure
+    /// tags' by more than
     /// their stated relative uncertainty `tagUncertainty` — so that `D = (m − r)·A` would be taken for
     /// flash light. (A scale within it leaves D small against its uncertainty, and the confidence low.)
-    public func indicatesNoFlashLight(edgesMeasured: Bool, tagUncertainty: Double) -> Bool {
+    public func indicatesNoFlashLight(edgesMeasured: Bool, edgesOverNoise: Bool = false, tagUncertainty: Double) -> Bool {
         let shift = ambientScale - 1
         let channelsAgree = abs(shift.y) > 0 && abs(shift.x - shift.y) < Self.channelScaleAgreement * abs(shift.y)
             && abs(shift.z - shift.y) < Self.channelScaleAgreement * abs(shift.y)
-        // White residuals at the blocks' scale are no flash light whatever the noise model says, and
-        // shadow edges measured beside them are its understated noise passing for edges.
-        let scaledAmbient = neighbourStructure < Self.absentNeighbourStructure
-            || (structure < Self.absentStructure && !edgesMeasured)
+        // White residuals at the blocks' scale are no flash light whatever the noise model's scale;
+        // shadow edges measured beside them count unless their own residuals say that the model
+        // understates the noise (then they may be that noise passing for edges).
+        let white = neighbourStructure < Self.absentNeighbourStructure
+        let scaledAmbient = (white || structure < Self.absentStructure) && (!edgesMeasured || (white && edgesOverNoise))
         return scaledAmbient && brightExcess < Self.brightExcessLimit && channelsAgree && abs(shift.y) > tagUncertainty
     }
 
@@ -168,7 +172,7 @@ public struct FlashLightPresence: Sendable, Equatable {
                 let robust = leastSquares(from: Double(ratios.withUnsafeMutableBufferPointer { $0.partitionAtMedian($0.count / 2) }),
                                           within: 16)
                 let dof = Double(index.count) / Double(index.count - 1)
-                var previous = (block: -1, residual: 0.0, variance: 0.0)
+                var previous = (block: Int.min, residual: 0.0, variance: 0.0)  // (no block before the line's first)
                 for j in index {
                     let e = f[j] - m * a[j], v = max(1e-30, vf[j] + m * m * va[j])
                     squares.append(Float(e * e / v * dof))

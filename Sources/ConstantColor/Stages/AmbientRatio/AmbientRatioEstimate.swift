@@ -61,7 +61,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// model describes the frames; well above 1 where it understates their noise (a raw
     /// calibration used on demosaiced frames gave 1.8–3.2) — the confidence map then claims more
     /// than the data hold — or where most ambient edges cross texture. Nil when the edges measured
-    /// nothing.
+    /// nothing (set also where they were found only beyond the searched range).
     public var edgeMisfitScale: Double? = nil
     /// `edgeMisfitScale` above which the camera profile's noise model is said to understate the
     /// frames' noise (`fuse` warns). On the hard fixtures' 90 conditions (raw, bilinear and Malvar,
@@ -316,7 +316,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, lineRatios: lines,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
-                                    edgeWeight: weight, edgeMisfitScale: edges?.misfitScale, ambientBlurVariance: frameBlur,
+                                    edgeWeight: weight, edgeMisfitScale: edges?.misfitScale
+                                        ?? (edgeMeasurement.beyondRange != nil ? edgeMeasurement.misfitScale : nil), ambientBlurVariance: frameBlur,
                                     edgeRatioBeyondRange: edgeMeasurement.beyondRange?.ratio,
                                     edgeSampleCountBeyondRange: edgeMeasurement.beyondRange?.sampleCount ?? 0,
                                     channelScale: channelScale, measuredChannelScale: measuredChannelScale?.factor,

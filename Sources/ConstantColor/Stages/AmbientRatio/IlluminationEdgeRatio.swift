@@ -102,8 +102,11 @@ enum IlluminationEdgeRatio {
     /// illumination edges' robust location lies beyond the range, that location (`BeyondRange`);
     /// and the channels' relative scale on the illumination edges (`ChannelScale`; nil: too few).
     /// `coarseChannelScale`: the same from profiles up to `coarseChannelScaleProfileError` (nil where `channelScale` is measured).
+    /// `misfitScale`: the profiles' median misfit over its noise-model median (`Result.misfitScale`),
+    /// also where only edges beyond the range were found (nil: no profile).
     struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil,
-                         coarseChannelScale: ChannelScale? = nil, channelAgreement: ChannelAgreement? = nil }
+                         coarseChannelScale: ChannelScale? = nil, channelAgreement: ChannelAgreement? = nil,
+                         misfitScale: Double? = nil }
 
     /// How many of the profiles that read as illumination edges by their green channel alone (far
     /// below Q, within `plausibleRatios`, each channel's g explaining its profile) have all three
@@ -337,7 +340,7 @@ enum IlluminationEdgeRatio {
             beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
         return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale, coarseChannelScale: coarseChannelScale,
-                           channelAgreement: channelAgreement)
+                           channelAgreement: channelAgreement, misfitScale: misfitScale)
     }
 
     /// The largest relative standard error of any channel's g in a profile `channelScale` uses. A
