@@ -291,8 +291,8 @@ public enum FusionPipeline {
             timingsSeconds: timings.seconds, inputs: [:])
         report.colorConfidence = .init(countsColorimetricUncertainty: lookup != nil, centerWeightedMean: colorMean)
         report.flashLight = flashLight.map {
-            .init(structure: $0.structure, neighbourStructure: $0.neighbourStructure, ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z],
-                  brightExcess: $0.brightExcess, noFlashLight: noFlashLight)
+            .init(structure: $0.structure, neighbourStructure: $0.neighbourStructure,
+                  ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z], brightExcess: $0.brightExcess, noFlashLight: noFlashLight)
         }
         return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
                             measurementConfidence: confidence,

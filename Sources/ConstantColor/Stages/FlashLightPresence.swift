@@ -25,12 +25,13 @@
 /// A within the noise (edges, shake and a moved object touch a minority of the blocks and leave the
 /// median), far above where flash light is measured — unless the frames' noise is understated by
 /// the camera profile; `neighbourStructure` compares the same residuals with their neighbours'
-/// differences instead, which no error of the noise model's scale moves. A flash that lights only a minority of the blocks (a near subject before a
-/// far background) leaves the median too; flash light only adds, so those blocks stand out on one
-/// side of a factor the majority sets (`m̃`: the median of `F/A`, then least squares over the blocks
-/// within 4 standard deviations of it): `brightExcess`, the share of blocks more than 4 standard
-/// deviations above `m̃·A` less the share as far below, is about 0 where the residuals are the
-/// noise's, or edges and motion, which go both ways. `ambientScale` is `m̃`. Lines along both axes
+/// differences instead, which no error of the noise model's scale moves. A flash that lights only
+/// a minority of the blocks (a near subject before a far background) leaves the median too; flash
+/// light only adds, so those blocks stand out on one side of a factor the majority sets (`m̃`: the
+/// median of `F/A`, then least squares over the blocks within 4 standard deviations of it):
+/// `brightExcess`, the share of blocks more than 4 standard deviations above `m̃·A` less the share
+/// as far below, is about 0 where the residuals are the noise's, or edges and motion, which go both
+/// ways. `ambientScale` is `m̃`. Lines along both axes
 /// (rows and columns), the one with the smaller structure taken: the readout may run along either.
 public struct FlashLightPresence: Sendable, Equatable {
     /// The median standardized residual² of the flash frame about the scaled ambient frame, over the
