@@ -83,9 +83,7 @@ enum IlluminationEdgeRatio {
         guard var l = robustLocation(profiles.map { ($0.g, $0.sigma) }) else { return nil }
         var scoreByRow: [Int: Double] = [:], sw = 0.0
         for p in profiles {
-            let u = (p.g - l.centre) / (4.685 * p.sigma)
-            guard abs(u) < 1 else { continue }
-            let w = (1 - u * u) * (1 - u * u) / (p.sigma * p.sigma)
+            guard let w = TukeyBiweight.locationWeight(value: p.g, sigma: p.sigma, centre: l.centre) else { continue }
             sw += w
             scoreByRow[p.row, default: 0] += w * (p.g - l.centre)
         }

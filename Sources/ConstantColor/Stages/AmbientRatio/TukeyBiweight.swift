@@ -27,6 +27,14 @@ extension TukeyBiweight {
         var count: Int
     }
 
+    /// A measurement's weight in the biweight location around `centre`: `(1 − u²)²/σ²` for
+    /// `u = (value − centre)/(4.685·σ)` inside the support (|u| < 1), else nil.
+    static func locationWeight(value: Double, sigma: Double, centre: Double) -> Double? {
+        let u = (value - centre) / (4.685 * sigma)
+        guard abs(u) < 1 else { return nil }
+        return (1 - u * u) * (1 - u * u) / (sigma * sigma)
+    }
+
     /// The weighted median of `samples` (weights 1/σ²), then Tukey's biweight around it with each
     /// measurement's own scale, c = 4.685·σᵢ (Beaton & Tukey 1974), iterated until the centre moves
     /// less than `tolerance` (at most `iterations` times); nil when no weight is left.
@@ -44,9 +52,7 @@ extension TukeyBiweight {
             var swv = 0.0
             sw = 0; n = 0; chi = 0
             for s in samples {
-                let u = (s.value - centre) / (4.685 * s.sigma)
-                guard abs(u) < 1 else { continue }
-                let wgt = (1 - u * u) * (1 - u * u) / (s.sigma * s.sigma)
+                guard let wgt = locationWeight(value: s.value, sigma: s.sigma, centre: centre) else { continue }
                 sw += wgt; swv += wgt * s.value; n += 1
                 chi += (s.value - centre) * (s.value - centre) / (s.sigma * s.sigma)
             }
