@@ -71,7 +71,7 @@ enum FusionWarnings {
                 // (A flash frame darker than the tags predict is the frames swapped or one capture twice
                 // as often as an unfired flash: the general line below says so.)
                 if let light = result.report.flashLight, light.noFlashLight, light.ambientScale[1] > 1 {
-                    lines.append("warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, within its noise (residual \(String(format: "%.2f", light.structure.squareRoot()))× the noise's standard deviation, which a frame with flash light in it would exceed), and no shadow edge measured flash light. Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? The output is the flash frame's rendering, with confidence 0")
+                    lines.append(unfiredFlashLine(light, result.ambientRatio, cameraPath: cameraPath))
                 } else {
                     lines.append("warning: no pixel measured flash light (the flash frame is nowhere brighter than the ambient frame's share of it): are the frames swapped, one capture given twice, or did the flash not fire? The output is the flash frame's rendering, with confidence 0")
                 }
@@ -85,5 +85,21 @@ enum FusionWarnings {
             lines.append("warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? The confidence counts the mismatch only where it leaves edges")
         }
         return lines
+    }
+
+    /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the
+    /// evidence it rests on: residuals within the camera profile's noise, or residuals without
+    /// structure beside their neighbours though beyond that noise (the profile understates it); and
+    /// no shadow edge measured, or edges that fit no better than that noise.
+    static func unfiredFlashLine(_ light: FusionReport.FlashLightReport, _ ratio: AmbientRatioEstimate, cameraPath: String) -> String {
+        let residual = String(format: "%.2f", light.structure.squareRoot())
+        let evidence = light.structure < FlashLightPresence.absentStructure
+            ? "within its noise (residual \(residual)× the noise's standard deviation, which a frame with flash light in it would exceed)"
+            : "with residuals that have no structure (their median square \(String(format: "%.2f", light.neighbourStructure))× that of neighbouring blocks' differences, each over its variance; flash light, which varies smoothly over the frame, makes it larger) but are \(residual)× the standard deviation \(cameraPath)'s noise model states: it understates these frames' noise"
+        let edgesMeasured = ratio.source == .illuminationEdges || ratio.edgeRatioBeyondRange != nil
+        let edges = edgesMeasured
+            ? "the shadow edges found fit no better than noise (their residuals \(String(format: "%.1f", ratio.edgeMisfitScale ?? .nan))× the noise model's)"
+            : "no shadow edge measured flash light"
+        return "warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, \(evidence), and \(edges). Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? The output is the flash frame's rendering, with confidence 0"
     }
 }

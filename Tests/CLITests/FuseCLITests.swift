@@ -680,9 +680,10 @@ struct FuseCLITests {
     /// `fuse` on `folder`'s flash.tif and ambient.tif with the committed synthetic Nikon and YAG
     /// profiles, writing o.tif and r.json into `dir`: the outcome and the report's
     /// `exposure.ambientRatio` (throws when there is no report).
-    static func fuseWithSyntheticNikonProfiles(_ folder: String, into dir: URL) throws -> (CLI.Outcome, [String: JSONValue]) {
+    static func fuseWithSyntheticNikonProfiles(_ folder: String, into dir: URL, camera: String? = nil) throws -> (CLI.Outcome, [String: JSONValue]) {
         let root = FlatFieldCLITests.root, report = dir.appendingPathComponent("r.json").path
-        let r = try CLI.run(["fuse", folder + "/flash.tif", folder + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+        let r = try CLI.run(["fuse", folder + "/flash.tif", folder + "/ambient.tif",
+                             "--camera", camera ?? root + "/calibration/synthetic-nikon5100.camera.json",
                              "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
                              "-o", dir.appendingPathComponent("o.tif").path, "--report", report])
         let ratio = try JSONValue.read(path: report).object?["exposure"]?.object?["ambientRatio"]?.object ?? [:]
@@ -691,13 +692,13 @@ struct FuseCLITests {
 
     /// `synth` with `synthArguments` (Nikon 5100 spectra, YAG flash) into `dir/folder`, expected to
     /// succeed, then `fuseWithSyntheticNikonProfiles` on it.
-    static func renderAndFuseWithSyntheticNikonProfiles(_ synthArguments: [String], folder: String,
-                                                        into dir: URL) throws -> (CLI.Outcome, [String: JSONValue]) {
+    static func renderAndFuseWithSyntheticNikonProfiles(_ synthArguments: [String], folder: String, into dir: URL,
+                                                        camera: String? = nil) throws -> (CLI.Outcome, [String: JSONValue]) {
         let scene = dir.appendingPathComponent(folder).path
         let render = try CLI.run(["synth"] + synthArguments + ["--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
                                                              "--spectra", FlatFieldCLITests.spectra, "--out", scene])
         #expect(render.status == 0, "\(render.stderr)")
-        return try fuseWithSyntheticNikonProfiles(scene, into: dir)
+        return try fuseWithSyntheticNikonProfiles(scene, into: dir, camera: camera)
     }
 
     /// Synth arguments, and whether the bands-of-rows warning must fire: a blue spot at the top
@@ -739,16 +740,33 @@ struct FuseCLITests {
 
     /// A flash that did not fire, with the flash frame's exposure 1.5× its tag: before
     /// `FlashLightPresence` this pair was `constantColor` at 0.91 with the ambient light's colours.
-    @Test("a flash that did not fire: fuse says so in one line, confidence 0, the report names it; a fired flash's pair has no such line")
+    /// With a camera profile that understates the noise 3× (gain 9×, read noise ⅓) the residuals are
+    /// 3× the stated noise and noise passes for shadow edges: the line then says that, not that the
+    /// residual is within the noise and no edge was measured.
+    @Test("a flash that did not fire: fuse says so in one line that names the evidence (within the profile's noise; or white residuals beyond a noise model that understates the noise), confidence 0, the report names it; a fired flash's pair has no such line")
     func unfiredFlashIsSaid() throws {
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for (flashLux, warned) in [("0.001", true), ("400", false)] {
+        let understated = dir.appendingPathComponent("understated.camera.json").path
+        var camera = try JSONValue.read(path: FlatFieldCLITests.root + "/calibration/synthetic-nikon5100.camera.json").object ?? [:]
+        var noise = camera["noise"]?.object ?? [:]
+        noise["gainElectronsPerDN"] = .number((noise["gainElectronsPerDN"]?.double ?? .nan) * 9)
+        noise["readNoiseDN"] = .number((noise["readNoiseDN"]?.double ?? .nan) / 3)
+        camera["noise"] = .object(noise)
+        try JSONValue.object(camera).encodedData(file: understated).write(to: URL(fileURLWithPath: understated))
+        for (flashLux, warned, camera) in [("0.001", true, nil), ("0.001", true, understated), ("400", false, nil)] {
             let (r, _) = try Self.renderAndFuseWithSyntheticNikonProfiles(
-                ["--preset", "200lux-4000K-on", "--flash-lux", flashLux, "--exposure-factors", "1.5,1,1,1"], folder: "pair-\(flashLux)", into: dir)
+                ["--preset", "200lux-4000K-on", "--flash-lux", flashLux, "--exposure-factors", "1.5,1,1,1"], folder: "pair-\(flashLux)",
+                into: dir, camera: camera)
             #expect(r.status == 0, "\(r.stderr)")
             let warning = r.stderr.split(separator: "\n").filter { $0.contains("no flash light was measured") }
             #expect(warning.count == (warned ? 1 : 0), "\(r.stderr)")
+            if warned {
+                let line = String(warning.first ?? "")
+                #expect(line.contains(camera == nil ? "within its noise" : "understates these frames' noise") == true, "\(line)")
+                #expect(line.contains(camera == nil ? "no shadow edge measured flash light" : "fit no better than noise") == true, "\(line)")
+                #expect(!line.contains(camera == nil ? "understates" : "within its noise"), "\(line)")
+            }
             let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
             let light = try #require(report["flashLight"]?.object, "\(flashLux)")
             #expect(light["noFlashLight"] == .bool(warned))
