@@ -45,10 +45,7 @@ public enum TIFFReader {
         let count = layout.width * layout.height * layout.outputChannelCount
         // Float is a trivial type, so uninitialized elements are valid values; the decoder
         // overwrites every one of them before the array is used.
-        var samples = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-            initialized = count
-        }
+        var samples = uninitializedLargeArray(Float.self, count: count)
         let failure: TIFFError? = samples.withUnsafeMutableBufferPointer { buffer in
             decodeAll(handle: handle, layout: layout, path: path, output: SharedMutableBuffer(buffer),
                       minimumSamplesPerBand: minimumSamplesPerBand)

@@ -1,36 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Asks the kernel to back the 2 MiB-aligned interior of a large, not yet touched buffer with
-/// transparent huge pages (Linux `madvise(MADV_HUGEPAGE)`, for systems whose THP mode is
-/// `madvise`), so that filling it costs one page fault per 2 MiB instead of one per 4 KiB: at
-/// 12 MP a frame is 145 MB, and the 4 KiB faults of a dozen such buffers were a fifth of the
-/// pipeline's CPU time. A hint only: nothing changes where it is not supported.
-public func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-    #if os(Linux)
-    let hugePage = 2 << 20
-    guard buffer.count >= 4 * hugePage, let base = buffer.baseAddress else { return }
-    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
-    let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
-    guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(pointer, end - start, MADV_HUGEPAGE)
-    #endif
-}
+// Large planes are left on the kernel's ordinary 4 KiB pages. They were advised onto transparent
+// huge pages (`madvise(MADV_HUGEPAGE)`) until session 31: on this project's machine (a Firecracker
+// VM with a balloon device, which by all appearances hands freed 2 MiB blocks back to the host
+// within seconds) a process that starts after a pause then waits for the host to supply every huge
+// page again, and 4 KiB pages do not cost that: a C program touching 711 MiB took
+// 1.51–1.62 s on huge pages against 0.30–0.38 s on 4 KiB pages after 20 s idle (0.07 against 0.36 s
+// right after another run), and a 12 MP `fuse` 1.91 against 1.41 s wall median (five runs each,
+// alternated, 20 s apart; system time 1.45–1.72 against 0.41–0.59 s).
 
 /// A large array whose elements are left unset (for kernels that write every element before
-/// anything reads one), advised onto huge pages before it is touched.
+/// anything reads one): no pass writes zeros that the kernel then overwrites.
 @inlinable public func uninitializedLargeArray<T: BitwiseCopyable>(_: T.Type = T.self, count: Int) -> [T] {
-    [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-        adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-        initialized = count
-    }
+    [T](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
 }
 
-/// A large array filled with `value`, advised onto huge pages before it is filled.
+/// A large array filled with `value`.
 @inlinable public func largeArray<T: BitwiseCopyable>(repeating value: T, count: Int) -> [T] {
     [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-        adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
         if count > 0 { buffer.baseAddress!.initialize(repeating: value, count: count) }
         initialized = count
     }
