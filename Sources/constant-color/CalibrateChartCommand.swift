@@ -18,12 +18,12 @@ struct CalibrateChart: ParsableCommand {
             outside the image or mostly clipped is an error. The flash white comes from the neutral \
             patches (C*ab < 3), the 3x3 matrix from white-preserving least squares refined to \
             minimize CIEDE2000, and the noise model from photon transfer over the patches (gain and \
-            read noise referred to ISO 100; variances from differences of pixels 4 apart, since a \
+            read noise referred to ISO 100; variances from differences of pixels 5 apart, since a \
             demosaiced frame's neighbours share their noise) with the noise's spatial correlation \
             (noise.correlation: the variance of 2x2 and 4x4 tile means; patches of 16 px or more). \
             A flash-lit chart is too bright to measure the read \
             noise: give --dark DARK.tif, a frame from the same camera with the lens capped (same \
-            size, ideally the same ISO); its read noise (variance of differences of pixels 4 apart \
+            size, ideally the same ISO); its read noise (variance of differences of pixels 5 apart \
             in a row / 2) is the photon transfer intercept and only the gain is fitted; its blocks \
             also measure the correlation. Levels \
             come from --camera (an existing profile) or --black-level and --white-level; the dark \
@@ -91,30 +91,33 @@ struct CalibrateChart: ParsableCommand {
             try Self.requireShownAsStored(loaded.orientation, path: path)
             ambientFrame = loaded.frame
         }
+        // The dark frame's lines are said once the chart has been measured: a refused run prints
+        // its one error line alone.
         var darkFrame: DarkFrame?
+        var darkLines: [String] = []
         if let path = dark {
             let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: black,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
             darkFrame = measured
-            progress.say(String(format: "dark frame: black level %.2f DN (R %.2f, G %.2f, B %.2f), read noise %.3f DN at ISO %g",
-                                measured.blackLevelDN, measured.blackLevelPerChannelDN.x, measured.blackLevelPerChannelDN.y,
-                                measured.blackLevelPerChannelDN.z, measured.readNoiseDN, measured.iso)
-                         + (measured.iso == 100 ? "" : String(format: " (%.3f DN at ISO 100)", measured.readNoiseDN(referenceISO: 100))))
+            darkLines.append(String(format: "dark frame: black level %.2f DN (R %.2f, G %.2f, B %.2f), read noise %.3f DN at ISO %g",
+                                    measured.blackLevelDN, measured.blackLevelPerChannelDN.x, measured.blackLevelPerChannelDN.y,
+                                    measured.blackLevelPerChannelDN.z, measured.readNoiseDN, measured.iso)
+                             + (measured.iso == 100 ? "" : String(format: " (%.3f DN at ISO 100)", measured.readNoiseDN(referenceISO: 100))))
             if abs(measured.blackLevelDN - black) > measured.readNoiseDN {
-                progress.say(String(format: "warning: the dark frame's black level %.2f DN differs from the configured %g DN by more than its read noise (%.2f DN); the configured level is kept (fix --black-level or the --camera profile if the dark frame is right)",
-                                    measured.blackLevelDN, black, measured.readNoiseDN))
+                darkLines.append(String(format: "warning: the dark frame's black level %.2f DN differs from the configured %g DN by more than its read noise (%.2f DN); the configured level is kept (fix --black-level or the --camera profile if the dark frame is right)",
+                                        measured.blackLevelDN, black, measured.readNoiseDN))
             }
             // Dark current and hot pixels grow with the exposure time: a dark frame much longer or
             // shorter than the capture measures another black level and read noise.
             let timeRatio = d.exposure.exposureTimeSeconds / frame.exposure.exposureTimeSeconds
             if !(timeRatio > 0.5 && timeRatio < 2) {
-                progress.say(String(format: "warning: the dark frame's exposure time %g s is not the capture's %g s (×%.3g); dark current and hot pixels grow with time, so take it at the capture's exposure",
-                                    d.exposure.exposureTimeSeconds, frame.exposure.exposureTimeSeconds, timeRatio))
+                darkLines.append(String(format: "warning: the dark frame's exposure time %g s is not the capture's %g s (×%.3g); dark current and hot pixels grow with time, so take it at the capture's exposure",
+                                        d.exposure.exposureTimeSeconds, frame.exposure.exposureTimeSeconds, timeRatio))
             }
             if measured.iso != frame.exposure.isoSpeed {
-                progress.say(String(format: "warning: the dark frame is at ISO %g, the capture at ISO %g; its read noise is scaled by the ISO ratio (NoiseModel), which assumes the read noise is constant in electrons",
-                                    measured.iso, frame.exposure.isoSpeed))
+                darkLines.append(String(format: "warning: the dark frame is at ISO %g, the capture at ISO %g; its read noise is scaled by the ISO ratio (NoiseModel), which assumes the read noise is constant in electrons",
+                                        measured.iso, frame.exposure.isoSpeed))
             }
         }
         let calibration = try ChartCalibration(
@@ -122,6 +125,7 @@ struct CalibrateChart: ParsableCommand {
             ambientToCaptureScale: ambientFrame.map { frame.exposure.radiometricScale / $0.exposure.radiometricScale } ?? 1,
             blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description,
             darkFrame: darkFrame, file: capture)
+        for line in darkLines { progress.say(line) }
         let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
         var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {

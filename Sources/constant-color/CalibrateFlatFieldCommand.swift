@@ -58,18 +58,20 @@ struct CalibrateFlatField: ParsableCommand {
         // (Any orientation: the map is laid on the stored pixels, as fuse processes a pair.)
         let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc).frame
         var darkImage: PlanarImage?
+        var darkLine: String?  // said once the card has been measured: a refused run prints its one error line alone
         if let path = dark {
             let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: cameraProfile.blackLevel,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
-            progress.say(String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
-                                measured.blackLevelDN, measured.readNoiseDN))
+            darkLine = String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
+                              measured.blackLevelDN, measured.readNoiseDN)
             darkImage = d.image
         }
         let (columns, rows) = gridSize!
         let fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
                                            whiteLevel: cameraProfile.whiteLevel, noise: cameraProfile.noise,
                                            iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
+        if let darkLine { progress.say(darkLine) }
         profile.shading = fit.shading
         func num(_ v: Double) -> JSONValue { .number(v) }
         profile.metadata["flatField"] = .object([

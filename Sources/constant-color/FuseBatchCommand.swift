@@ -14,8 +14,9 @@ struct FuseBatchCommand: ParsableCommand {
         discussion: """
             The list has one pair per line, its fields separated by tabs: FLASH, AMBIENT, and \
             optionally NAME (default: the flash file's name without its extension), then the flash \
-            and the ambient frame's exposures as T,N,ISO where their EXIF lacks them (an empty field \
-            keeps the default). Blank lines and lines starting with # are skipped, spaces around a \
+            and the ambient frame's exposures as T,N,ISO, which override their EXIF as \
+            --flash-exposure and --ambient-exposure do for fuse (for files without EXIF; an empty \
+            field keeps EXIF's). Blank lines and lines starting with # are skipped, spaces around a \
             field are not part of it, and relative paths are relative to the list's folder. Each \
             pair's outputs go into --out-dir as NAME.tif, and with the flags below \
             NAME.confidence.tif, NAME.measurement-confidence.tif, NAME.report.json, \
@@ -72,7 +73,8 @@ struct FuseBatchCommand: ParsableCommand {
         }
         for pair in pairs { try pair.checkDestinations(protecting: inputs) }
         let progress = Progress()
-        let setup = try FusionSetup(fusion, progress: progress)
+        let setup = try FusionSetup(fusion)
+        for line in setup.profileNotes { progress.say(line) }  // once for the batch, after its checks
         var failed: [String] = []
         for (k, (entry, pair)) in zip(entries, pairs).enumerated() {
             let pairProgress = Progress(prefix: "[\(k + 1)/\(entries.count) \(entry.name)] ")
@@ -122,7 +124,7 @@ enum PairList {
     /// Relative paths are resolved against `folder`; `source` names the list in errors.
     static func parse(_ text: String, folder: URL, source: String) throws -> [Entry] {
         var entries: [Entry] = []
-        var lineOfName: [String: Int] = [:]
+        var lineOfName: [String: (line: Int, name: String)] = [:]
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
             func refuse(_ problem: String) -> CLIError { CLIError(file: source, problem: "line \(number): \(problem)") }
@@ -142,9 +144,10 @@ enum PairList {
                 throw refuse("the name '\(name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' is not a plain file name (no '/', no control character, not starting with '.')")
             }
             if let first = lineOfName[name.lowercased()] {
-                throw refuse("the name '\(name)' is taken by line \(first)\(given == nil ? " (give each pair a NAME in the third field)" : "") (names must differ also in letter case)")
+                let caseOnly = first.name != name ? " as '\(first.name)' (names must differ also in letter case)" : ""
+                throw refuse("the name '\(name)' is taken by line \(first.line)\(caseOnly)\(given == nil ? " (give each pair a NAME in the third field)" : "")")
             }
-            lineOfName[name.lowercased()] = number
+            lineOfName[name.lowercased()] = (number, name)
             var exposures: [String?] = [nil, nil]
             for (k, role) in ["flash", "ambient"].enumerated() where fields.count > 3 + k && !fields[3 + k].isEmpty {
                 do { _ = try ExposureSettings(parsing: fields[3 + k]) } catch {

@@ -46,8 +46,8 @@ struct FuseCommand: ParsableCommand {
         let inputs = [flash, ambient, fusion.camera, fusion.flashProfile]
         try pair.checkDestinations(protecting: inputs)
         // Read and check everything before writing anything.
-        let setup = try FusionSetup(fusion, progress: progress)
-        _ = try PairFusion.fuse(pair, setup: setup, protecting: inputs, progress: progress, timer: timer)
+        let setup = try FusionSetup(fusion)
+        _ = try PairFusion.fuse(pair, setup: setup, protecting: inputs, progress: progress, timer: timer, sayProfileNotes: true)
     }
 }
 

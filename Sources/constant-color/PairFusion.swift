@@ -17,17 +17,18 @@ struct FusionSetup {
     var icc: [UInt8], linearICC: [UInt8]?
     /// The `--linear` file's ImageDescription: what its planes are.
     var linearDescription: String
+    /// The profiles' warnings and notes (`ProfileWarnings`), said once the inputs have been read
+    /// and checked, so that a run refused for its inputs prints its one error line alone.
+    var profileNotes: [String]
 
-    /// Reads the profiles (their warnings go to `progress`) and makes the ICC profiles.
-    init(_ commandOptions: FusionCommandOptions, progress: Progress) throws {
+    /// Reads the profiles and makes the ICC profiles.
+    init(_ commandOptions: FusionCommandOptions) throws {
         self.commandOptions = commandOptions
         cameraProfile = try CameraProfile(path: commandOptions.camera)
         flashProfile = try FlashProfile(path: commandOptions.flashProfile)
-        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: commandOptions.camera, flash: flashProfile,
-                                          flashPath: commandOptions.flashProfile,
-                                          countColorimetricUncertainty: commandOptions.colorimetricUncertainty) {
-            progress.say(line)
-        }
+        profileNotes = ProfileWarnings.lines(camera: cameraProfile, cameraPath: commandOptions.camera, flash: flashProfile,
+                                             flashPath: commandOptions.flashProfile,
+                                             countColorimetricUncertainty: commandOptions.colorimetricUncertainty)
         options = commandOptions.fusionOptions
         icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
@@ -82,7 +83,7 @@ enum PairFusion {
     /// `timer`: the report's stage timer, started by the caller (`fuse` starts it before reading the
     /// profiles, which its `decode` has always counted).
     static func fuse(_ pair: PairFiles, setup: FusionSetup, protecting inputs: [String], progress: Progress,
-                     timer: StageTimer = StageTimer()) throws -> FusionReport {
+                     timer: StageTimer = StageTimer(), sayProfileNotes: Bool = false) throws -> FusionReport {
         var timer = timer
         let flags = setup.commandOptions
         let whiteLevel = (setup.cameraProfile.whiteLevel, flags.camera)
@@ -92,6 +93,12 @@ enum PairFusion {
         let (ambientFrame, ambientOrientation) = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
                                                                       linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
                                                                       overrideHint: pair.exposureHint?("ambient"))
+        var options = setup.options
+        options.renderFallback = pair.fallback != nil
+        options.produceLinear = pair.linear != nil
+        // Nothing is said before the pair is known to be one the pipeline can process.
+        try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, flashProfile: setup.flashProfile, options: options)
+        if sayProfileNotes { for line in setup.profileNotes { progress.say(line) } }
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
         // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
         // are said, not refused: a camera's orientation sensor can decide differently for two frames
@@ -104,9 +111,6 @@ enum PairFusion {
         progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair"
                      + (orientation == .topLeft ? "" : " stored with orientation \(orientation.value) (\(orientation)): processed as stored, the outputs carry the tag"))
 
-        var options = setup.options
-        options.renderFallback = pair.fallback != nil
-        options.produceLinear = pair.linear != nil
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: setup.cameraProfile,
                                             flashProfile: setup.flashProfile, options: options)
         timer.lap("pipeline")

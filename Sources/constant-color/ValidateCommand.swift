@@ -74,10 +74,6 @@ struct ValidateCommand: ParsableCommand {
         let progress = Progress()
         let cameraProfile = try CameraProfile(path: camera)
         let flashProfile = try FlashProfile(path: flash)
-        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
-                                          countColorimetricUncertainty: colorimetricUncertainty) {
-            progress.say(line)
-        }
         let folders = try ValidationRun.conditionFolders(in: directory)
         let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         // The outputs checked before the (long) run, so that it cannot end in an unwritable report.
@@ -94,6 +90,12 @@ struct ValidateCommand: ParsableCommand {
         }
         if maxRatioError != nil && truth.trueRatioCount == 0 {
             throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's truth.json has the true exposure ratio (exposure.trueAmbientToFlashRatio)")
+        }
+        // The profiles' notes once the set and the outputs are known good: a refused run prints its
+        // one error line alone.
+        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
+                                          countColorimetricUncertainty: colorimetricUncertainty) {
+            progress.say(line)
         }
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {

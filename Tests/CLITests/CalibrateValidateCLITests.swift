@@ -152,8 +152,9 @@ struct CalibrateValidateCLITests {
     func expectBadInput(_ arguments: [String], in dir: URL, mentions: [String]) throws {
         let r = try CLI.run(arguments)
         #expect(r.status == 2, "status \(r.status): \(r.stderr)")
-        let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
-        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        // One line in all: the error, with no note or progress line before it.
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.allSatisfy { $0.contains("error:") }, "stderr: \(r.stderr)")
         for m in mentions { #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)") }
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") && ($0.hasPrefix("cam") || $0.hasPrefix("flash")) || $0.contains(".tmp") }
         #expect(left.isEmpty, "\(left)")

@@ -213,8 +213,9 @@ struct FlatFieldCLITests {
     func expectBadInput(_ arguments: [String], mentions: [String]) throws {
         let r = try CLI.run(arguments)
         #expect(r.status == 2, "status \(r.status): \(r.stderr)")
-        let lines = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
-        #expect(lines.count == 1, "stderr: \(r.stderr)")
+        // One line in all: the error, with no note or progress line before it.
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.allSatisfy { $0.contains("error:") }, "stderr: \(r.stderr)")
         for m in mentions { #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)") }
     }
 

@@ -116,11 +116,12 @@ public struct FusionResult: Sendable {
 
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
 public enum FusionPipeline {
-    /// Runs normalization, registration, dark-room estimate, rendering, confidence, gap fill and
-    /// the summary on a decoded pair. The frames are consumed: when the caller hands over their
-    /// only references, normalization works in place instead of holding a second copy of each.
-    public static func run(flash: consuming RawFrame, ambient: consuming RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
-                           options: FusionOptions = FusionOptions()) throws -> FusionResult {
+    /// Refuses a pair `run` cannot process, before any work: frames that are not three-channel, of
+    /// different sizes or under 32 pixels on a side; an exposure ratio uncertainty that is not a
+    /// finite number ≥ 0; a shading map of another aspect ratio; an exposure that is not positive and
+    /// finite. `run` calls it first; a caller that reports progress calls it before saying anything.
+    public static func checkInputs(flash: borrowing RawFrame, ambient: borrowing RawFrame, flashProfile: FlashProfile,
+                                   options: FusionOptions) throws {
         for (name, channels) in [(flash.name, flash.image.channelCount), (ambient.name, ambient.image.channelCount)]
         where channels != 3 {
             throw FusionError.notRGB(name: name, channels: channels)
@@ -141,6 +142,14 @@ public enum FusionPipeline {
         }
         _ = try flash.exposure.validated()
         _ = try ambient.exposure.validated()
+    }
+
+    /// Runs normalization, registration, dark-room estimate, rendering, confidence, gap fill and
+    /// the summary on a decoded pair. The frames are consumed: when the caller hands over their
+    /// only references, normalization works in place instead of holding a second copy of each.
+    public static func run(flash: consuming RawFrame, ambient: consuming RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
+                           options: FusionOptions = FusionOptions()) throws -> FusionResult {
+        try checkInputs(flash: flash, ambient: ambient, flashProfile: flashProfile, options: options)
         var timings = StageTimer()
 
         let width = flash.image.width, height = flash.image.height
