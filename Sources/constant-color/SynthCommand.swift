@@ -58,7 +58,7 @@ struct SynthCommand: ParsableCommand {
     var flatField = false
     @Option(help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
     @Option(help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
-    @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation, 100 or 120).") var flicker: String?
+    @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation: 100 or 120 for lamps on 50 or 60 Hz mains; any positive frequency is rendered).") var flicker: String?
     @Option(help: "Rolling-shutter readout time of a frame, ms (with --flicker).") var readoutMs: Double = 20
     @Option(help: "Flicker phase at the flash frame's start, cycles (default: from the seed).") var flickerPhase: Double?
     @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
