@@ -3,7 +3,7 @@ import ConstantColor
 /// Warnings about a fused pair whose result is computed but may be wrong or unmeasured: printed by
 /// `fuse` after the pipeline (what it measured says the inputs are not what the profiles describe).
 enum FusionWarnings {
-    /// Registration residual above which the frames may not show the same scene alike: 0.15–0.42
+    /// Registration residual above which the frames may not show the same scene alike: 0.12–0.30
     /// on the fixtures' pairs (lighting differs between the frames, most at 10 lux), 0.53–0.71 on an
     /// ambient frame rotated by 180°.
     static let mismatchedFramesResidual = 0.5
