@@ -54,6 +54,15 @@ struct FuseCLITests {
         // A static scene: registration must find (almost) no motion.
         let t = report["registration"]?.object?["translationPixels"]?.doubles ?? [9, 9]
         #expect(abs(t[0]) < 0.1 && abs(t[1]) < 0.1, "\(String(decoding: (try? JSONValue.object(report).encodedData(file: "report")) ?? Data(), as: UTF8.self))")
+        // SPEC 4.4's registration: model, parameters, residual; the parameters are the model's own.
+        let registration = report["registration"]?.object ?? [:]
+        let parameters = registration["parameters"]?.object ?? [:]
+        let expected: [String: Set<String>] = ["translation": ["dxPixels", "dyPixels"], "rigid": ["dxPixels", "dyPixels", "rotationDegrees"],
+                                               "similarity": ["dxPixels", "dyPixels", "rotationDegrees", "scale"],
+                                               "homography": ["h11", "h12", "h13", "h21", "h22", "h23", "h31", "h32"]]
+        let model = try #require(registration["model"]?.string)
+        #expect(Set(parameters.keys) == expected[model], "\(model): \(parameters.keys.sorted())")
+        if parameters["dxPixels"] != nil { #expect(parameters["dxPixels"] == .number(t[0]) && parameters["dyPixels"] == .number(t[1])) }
         // check agrees with the report both ways.
         let mean = report["centerWeightedMeanConfidence"]?.double ?? -1
         #expect(try CLI.run(["check", pair.file("report.json"), "--threshold", String(max(0, mean - 0.01))]).status == 0)

@@ -100,6 +100,11 @@ public struct FusionReport: Sendable, Codable {
         public var rotationDegrees: Double
         /// Uniform scale (from the matrix's linear part).
         public var scale: Double
+        /// The chosen model's own parameters (SPEC 4.4: model, parameters, residual), by name: the
+        /// frame centre's displacement `dxPixels`, `dyPixels` (every model), `rotationDegrees`
+        /// (rigid, similarity) and `scale` (similarity), as the fields above give them; for a
+        /// homography the eight entries `h11` … `h32` of `ambientFromFlash` scaled to `h33` = 1.
+        public var parameters: [String: Double]
         /// Robust relative residual of the chosen model.
         public var residual: Double
         /// Residual of every fitted model.
@@ -114,6 +119,15 @@ public struct FusionReport: Sendable, Codable {
             let m = r.ambientFromFlash
             rotationDegrees = atan2(m[1, 0] - m[0, 1], m[0, 0] + m[1, 1]) * 180 / .pi
             scale = (abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0])).squareRoot()
+            switch r.model {
+            case .translation: parameters = ["dxPixels": d.dx, "dyPixels": d.dy]
+            case .rigid: parameters = ["dxPixels": d.dx, "dyPixels": d.dy, "rotationDegrees": rotationDegrees]
+            case .similarity: parameters = ["dxPixels": d.dx, "dyPixels": d.dy, "rotationDegrees": rotationDegrees, "scale": scale]
+            case .homography:
+                let rows = r.ambientFromFlash.rows, h33 = rows[2][2]
+                parameters = [:]
+                for i in 0..<3 { for j in 0..<3 where i < 2 || j < 2 { parameters["h\(i + 1)\(j + 1)"] = rows[i][j] / h33 } }
+            }
             residual = r.residual
             residualByModel = Dictionary(uniqueKeysWithValues: r.residualByModel.map { ($0.key.rawValue, $0.value) })
         }
