@@ -73,7 +73,15 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
             throw JSONFileError.unreadable(file: path, reason: !exists ? "no such file" : isFolder.boolValue ? "is a folder, not a file"
                                            : "not readable (permissions?)")
         }
-        return try parse(data, file: path)
+        do {
+            return try parse(data, file: path)
+        } catch JSONFileError.malformed(let file, let detail) {
+            // Say what the file is where it is another format (an image given for a profile).
+            if let kind = FileSignature.kind(of: [UInt8](data.prefix(16))), kind != "JSON text" {
+                throw JSONFileError.malformed(file: file, detail: "it is \(kind), not JSON")
+            }
+            throw JSONFileError.malformed(file: file, detail: detail)
+        }
     }
 
     /// Pretty, key-sorted JSON text for `file`. JSON (RFC 8259 §6) has no NaN or infinity: a

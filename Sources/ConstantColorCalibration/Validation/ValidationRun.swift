@@ -31,7 +31,9 @@ public enum ValidationRun {
         public var description: String {
             switch self {
             case .noConditions(let d): return "\(d): no condition folders (sub-folders with flash.tif, ambient.tif and truth.json)"
-            case .notAFolder(let d): return "\(d): no such folder"
+            case .notAFolder(let d):
+                return FileManager.default.fileExists(atPath: d) ? "\(d): is a file, not a folder (validate reads a folder of condition folders)"
+                    : "\(d): no such folder"
             case .incompleteCondition(let f, let missing):
                 return "\(f): incomplete condition folder, missing \(missing.joined(separator: ", ")) (a condition needs flash.tif, ambient.tif and truth.json)"
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO); validate takes each frame's exposure from its file, so write the tags into it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"

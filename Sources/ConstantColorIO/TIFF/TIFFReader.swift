@@ -34,7 +34,14 @@ public enum TIFFReader {
         let handle: TIFFHandle
         switch TIFFHandle.open(path, mode: "rM") {
         case .success(let h): handle = h
-        case .failure(let failure): throw .corrupt(path: path, detail: failure.message)
+        case .failure(let failure):
+            // Say what the file is where it is another format (a PNG or JPEG renamed .tif).
+            if let kind = FileSignature.kind(ofFileAt: path), kind != "a TIFF image" {
+                throw .corrupt(path: path, detail: "it is \(kind), not a TIFF (linear camera RGB TIFFs are read)")
+            }
+            // libtiff names the file first ("path: message"); the error names it already.
+            let message = failure.message.hasPrefix(path + ": ") ? String(failure.message.dropFirst(path.count + 2)) : failure.message
+            throw .corrupt(path: path, detail: message)
         }
         let layout = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
         let iccProfile = readICCProfile(handle)
