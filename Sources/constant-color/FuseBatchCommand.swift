@@ -71,6 +71,9 @@ struct FuseBatchCommand: ParsableCommand {
                 do { try TIFFReader.checkReadable(frame) } catch { throw CLIError(file: list, problem: "line \(entry.line): \(error)") }
             }
         }
+        for (entry, pair) in zip(entries, pairs) {
+            do { try pair.checkFramesAreTwoFiles() } catch { throw CLIError(file: list, problem: "line \(entry.line): \(error)") }
+        }
         for pair in pairs { try pair.checkDestinations(protecting: inputs) }
         let progress = Progress()
         let setup = try FusionSetup(fusion)

@@ -44,6 +44,7 @@ struct FuseCommand: ParsableCommand {
         let progress = Progress()
         let pair = pair
         let inputs = [flash, ambient, fusion.camera, fusion.flashProfile]
+        try pair.checkFramesAreTwoFiles()
         try pair.checkDestinations(protecting: inputs)
         // Read and check everything before writing anything.
         let setup = try FusionSetup(fusion)

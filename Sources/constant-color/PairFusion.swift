@@ -64,6 +64,14 @@ struct PairFiles {
     /// real paths with the inputs), for telling two output names of one file apart.
     static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
+    /// Refuses a pair whose two frames are one file (by path, symbolic or hard link): a
+    /// flash / no-flash pair is two captures, and one given twice measures no flash light.
+    func checkFramesAreTwoFiles() throws {
+        if AtomicFile.isProtected(ambient, protectedPaths: [flash]) {
+            throw CLIError(file: ambient, problem: "is the flash frame's file as well; a pair is two captures, one with the flash and one without")
+        }
+    }
+
     /// Refuses an output that is one of `inputs` or that cannot be written (before any work).
     func checkDestinations(protecting inputs: [String]) throws {
         for out in outputs {

@@ -178,11 +178,17 @@ struct FuseCLITests {
         }
     }
 
-    @Test("one capture given as both frames, or the frames swapped: no pixel measured flash light; a warning says so, the report names the flash frame as the exposure's source, and the output is the flash frame's rendering, not all white")
+    @Test("the frames swapped, or one capture given as both frames in two files: no pixel measured flash light; a warning says so, the report names the flash frame as the exposure's source, and the output is the flash frame's rendering, not all white. One file given as both frames (by name or through a link): exit 2, one line")
     func noFlashLightMeasured() throws {
         let pair = try PairFolder()
         defer { pair.remove() }
-        for (flash, ambient) in [("flash.tif", "flash.tif"), ("ambient.tif", "flash.tif")] {
+        try FileManager.default.createSymbolicLink(atPath: pair.file("link.tif"), withDestinationPath: pair.file("flash.tif"))
+        for same in ["flash.tif", "link.tif"] {
+            try expectBadInput(pair, ["fuse", pair.file("flash.tif"), pair.file(same), "--camera", pair.file("camera.json"),
+                                      "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: "is the flash frame's file as well")
+        }
+        try FileManager.default.copyItem(atPath: pair.file("flash.tif"), toPath: pair.file("copy.tif"))
+        for (flash, ambient) in [("flash.tif", "copy.tif"), ("ambient.tif", "flash.tif")] {
             let r = try CLI.run(["fuse", pair.file(flash), pair.file(ambient), "--camera", pair.file("camera.json"),
                                  "--flash", pair.file("flash.json"), "-o", pair.file("out.tif"), "--report", pair.file("report.json")])
             #expect(r.status != 2, "\(r.stderr)")
@@ -587,6 +593,27 @@ struct FuseCLITests {
         bytes.replaceSubrange(range, with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian) { Data($0) })
         try bytes.write(to: URL(fileURLWithPath: pair.file("flash.tif")))
         try expectBadInput(pair, pair.fuseArguments(), mention: "flash.tif")
+    }
+
+    /// A user's likely slips: an image of another format under a .tif name, a frame given for a
+    /// profile, a file given for validate's folder. Each is refused in one line that says what the
+    /// file is (before: libtiff's "bad magic number 20617", "malformed JSON: The given data was not
+    /// valid JSON", "no such folder").
+    @Test("a file of another format: a PNG or JPEG named .tif, a TIFF given as a profile, a file given as validate's folder: exit 2, one line saying what it is")
+    func fileOfAnotherFormat() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0]
+        for (bytes, kind) in [(png, "it is a PNG image, not a TIFF"), (jpeg, "it is a JPEG image, not a TIFF"), ([], "it is an empty file")] {
+            try Data(bytes).write(to: URL(fileURLWithPath: pair.file("photo.tif")))
+            try expectBadInput(pair, ["fuse", pair.file("photo.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                      "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: kind)
+        }
+        try expectBadInput(pair, ["fuse", pair.file("flash.tif"), pair.file("ambient.tif"), "--camera", pair.file("ambient.tif"),
+                                  "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: "it is a TIFF image, not JSON")
+        let r = try CLI.run(["validate", pair.file("camera.json"), "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json")])
+        #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("is a file, not a folder"), "\(r.stderr)")
     }
 
     @Test("a truncated TIFF: exit 2")
