@@ -129,6 +129,10 @@ struct FuseBatchCLITests {
         // A name whose outputs are another pair's (with --confidence).
         try expectRefused("flash.tif\tambient.tif\ta\nflash.tif\tambient.tif\ta.confidence\n", ["--confidence"],
                           mentions: ["a.confidence.tif", "'a'", "'a.confidence'"])
+        // One file as both frames of a later pair.
+        try expectRefused("flash.tif\tambient.tif\nflash.tif\tflash.tif\tsame\n", mentions: ["line 2", "is the flash frame's file as well"])
+        // The same name twice is said as such, not as a difference of letter case.
+        try expectRefused("flash.tif\tambient.tif\tp\nflash.tif\tambient.tif\tp\n", mentions: ["line 2", "'p' is taken by line 1"])
         // No pair; a missing frame (before the first pair is fused, even when it is a later pair's).
         try expectRefused("# nothing\n\n", mentions: ["lists no pair"])
         try expectRefused("flash.tif\tambient.tif\nflash.tif\tmissing.tif\tother\n", mentions: ["line 2", "missing.tif"])
