@@ -28,17 +28,20 @@ struct ValidateCommand: ParsableCommand {
             of its metrics (listed in the report). \
             The ambient-to-flash exposure ratio: EXIF, the pipeline's estimate (report \
             exposure.estimatedAmbientToFlashRatio, when present) and the truth. \
-            --camera and --flash are required: the numbers depend on them. A plain-text \
+            The numbers depend on the profiles: --camera and --flash, or, for each not given, the \
+            set's own profiles.json ({"camera": PATH, "flash": PATH}, paths relative to DIR), so that \
+            `validate DIR` (SPEC 3) runs a set that names its profiles; without either it is an \
+            error. A plain-text \
             table goes to standard output, one progress line per condition to standard error. Exit 1 \
             when a tolerance fails, 2 on bad input.
             """)
 
     @Argument(help: "Folder of condition folders.") var directory: String
-    @Option(help: "Camera profile (JSON).") var camera: String
+    @Option(help: "Camera profile (JSON); default: the one DIR/profiles.json names.") var camera: String?
     @Flag(inversion: .prefixedNo,
           help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one (the decisions do not depend on it).")
     var colorimetricUncertainty = true
-    @Option(help: "Flash profile (JSON).") var flash: String
+    @Option(help: "Flash profile (JSON); default: the one DIR/profiles.json names.") var flash: String?
     @Option(help: "Write the metrics as JSON here (a quantity that could not be measured is null).") var json: String?
     @Option(help: "Write a self-contained HTML report here.") var html: String?
     @Option(parsing: .unconditional, help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
@@ -72,6 +75,8 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let progress = Progress()
+        let profiles = try SetProfiles(directory: directory, camera: camera, flash: flash)
+        let camera = profiles.camera, flash = profiles.flash
         let cameraProfile = try CameraProfile(path: camera)
         let flashProfile = try FlashProfile(path: flash)
         let folders = try ValidationRun.conditionFolders(in: directory)
@@ -93,6 +98,7 @@ struct ValidateCommand: ParsableCommand {
         }
         // The profiles' notes once the set and the outputs are known good: a refused run prints its
         // one error line alone.
+        if let source = profiles.source { progress.say("profiles from \(source): camera \(camera), flash \(flash)") }
         for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
                                           countColorimetricUncertainty: colorimetricUncertainty) {
             progress.say(line)
@@ -224,5 +230,39 @@ struct ValidateCommand: ParsableCommand {
         if !failed.isEmpty {
             throw CheckFailed(message: failed.map { String(format: "%@ %.3f (tolerance %@)", $0.metric, $0.value, $0.tolerance) }.joined(separator: "; "))
         }
+    }
+}
+
+/// The profiles a validation uses: those given, and for each not given the one the set's own
+/// `profiles.json` names (`{"camera": PATH, "flash": PATH}`, relative to the set's folder).
+struct SetProfiles {
+    /// The camera and flash profiles' paths.
+    var camera: String, flash: String
+    /// The `profiles.json` either came from (nil: both given).
+    var source: String?
+
+    /// The file name a set's folder names its profiles in.
+    static let fileName = "profiles.json"
+
+    /// Resolves the profiles; refuses where one is neither given nor named by the set.
+    init(directory: String, camera: String?, flash: String?) throws {
+        if let camera, let flash {
+            self.camera = camera; self.flash = flash; source = nil
+            return
+        }
+        let file = (directory as NSString).appendingPathComponent(Self.fileName)
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw CLIError(file: directory, problem: "has no \(Self.fileName) naming the set's profiles ({\"camera\": PATH, \"flash\": PATH}, relative to the folder); give --camera and --flash (the numbers depend on them)")
+        }
+        let named = try JSONValue.read(path: file).object ?? [:]
+        func path(_ key: String) throws -> String {
+            guard let value = named[key]?.string, !value.isEmpty else {
+                throw CLIError(file: file, problem: "key '\(key)' must be a non-empty string: the \(key) profile's path, relative to \(directory)")
+            }
+            return value.hasPrefix("/") ? value : ((directory as NSString).appendingPathComponent(value) as NSString).standardizingPath
+        }
+        self.camera = try camera ?? path("camera")
+        self.flash = try flash ?? path("flash")
+        source = file
     }
 }

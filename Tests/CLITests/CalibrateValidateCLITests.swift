@@ -431,4 +431,46 @@ struct CalibrateValidateCLITests {
         let strict = try CLI.run(["validate", dir.path, "--camera", cameraPath, "--flash", flashPath, "--max-accuracy", "0.1"])
         #expect(strict.status == 1 && strict.stderr.contains("check failed"), "\(strict.stderr)")
     }
+
+    /// SPEC 3's `validate DIR`: the set names its profiles in profiles.json (relative to its folder),
+    /// and the run is the one with `--camera` and `--flash` given; a flag overrides the file for its
+    /// profile; a set without the file, or a file without a key, is refused in one line.
+    @Test("validate DIR without --camera / --flash takes the profiles the set's profiles.json names (the same figures as with the flags); without it, or with a key missing: exit 2, one line")
+    func validateTakesTheSetsProfiles() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let set = dir.appendingPathComponent("set").path
+        try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: set + "/200lux-4000K-on")
+        let cameraPath = Self.root + "/calibration/synthetic-nikon5100.camera.json"
+        let flashPath = Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"
+        func figures(_ extra: [String]) throws -> (CLI.Outcome, JSONValue?) {
+            let json = dir.appendingPathComponent("v.json").path
+            try? FileManager.default.removeItem(atPath: json)
+            let r = try CLI.run(["validate", set, "--json", json] + extra)
+            var report = r.status == 0 ? try JSONValue.read(path: json).object : nil
+            report?["camera"] = nil; report?["flash"] = nil  // the paths as given differ
+            return (r, report.map(JSONValue.object))
+        }
+        let (given, expected) = try figures(["--camera", cameraPath, "--flash", flashPath])
+        #expect(given.status == 0, "\(given.stderr)")
+        let missing = try CLI.run(["validate", set])
+        #expect(missing.status == 2 && missing.stderr.split(separator: "\n").count == 1 && missing.stderr.contains("profiles.json")
+                && missing.stderr.contains("--camera"), "\(missing.stderr)")
+        try #"{"camera": "\#(cameraPath)", "flash": "\#(flashPath)"}"#.write(toFile: set + "/profiles.json", atomically: true, encoding: .utf8)
+        let (named, figuresNamed) = try figures([])
+        #expect(named.status == 0 && named.stderr.contains("profiles from \(set)/profiles.json"), "\(named.stderr)")
+        #expect(figuresNamed != nil && figuresNamed == expected)
+        try FileManager.default.createDirectory(atPath: set + "/profiles", withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: flashPath, toPath: set + "/profiles/flash.json")
+        try #"{"camera": "\#(cameraPath)", "flash": "profiles/flash.json"}"#.write(toFile: set + "/profiles.json", atomically: true, encoding: .utf8)
+        let (relativeRun, figuresRelative) = try figures([])
+        #expect(relativeRun.status == 0 && relativeRun.stderr.contains("flash \(set)/profiles/flash.json"), "\(relativeRun.stderr)")
+        #expect(figuresRelative == expected)
+        try #"{"camera": "\#(cameraPath)"}"#.write(toFile: set + "/profiles.json", atomically: true, encoding: .utf8)
+        let noFlash = try CLI.run(["validate", set])
+        #expect(noFlash.status == 2 && noFlash.stderr.split(separator: "\n").count == 1 && noFlash.stderr.contains("key 'flash'"), "\(noFlash.stderr)")
+        let (flagged, figuresFlagged) = try figures(["--flash", flashPath])
+        #expect(flagged.status == 0 && figuresFlagged == expected, "\(flagged.stderr)")
+    }
 }
