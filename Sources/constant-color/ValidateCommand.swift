@@ -69,18 +69,19 @@ struct ValidateCommand: ParsableCommand {
         if let v = maxRatioError, !(v >= 0 && v.isFinite) { throw ValidationError("--max-ratio-error must be a finite number >= 0") }
         if let v = accuracyMaxLux, !(v >= 0 && v.isFinite) { throw ValidationError("--accuracy-max-lux must be a finite number >= 0") }
         if let json, let html, URL(fileURLWithPath: json).standardizedFileURL == URL(fileURLWithPath: html).standardizedFileURL {
-            throw ValidationError("--json and --html name the same file")
+            throw ValidationError("--json and --html name the same file, \(json)")
         }
     }
 
     func run() throws {
         let progress = Progress()
+        // The folder first: a file or a missing folder is said as such, whatever the profiles.
+        let folders = try ValidationRun.conditionFolders(in: directory)
         let profiles = try SetProfiles(directory: directory, camera: camera, flash: flash)
         let camera = profiles.camera, flash = profiles.flash
         let cameraProfile = try CameraProfile(path: camera)
         let flashProfile = try FlashProfile(path: flash)
-        let folders = try ValidationRun.conditionFolders(in: directory)
-        let inputs = [camera, flash] + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
+        let inputs = [camera, flash] + [profiles.source].compactMap { $0 } + folders.flatMap { f in ["flash.tif", "ambient.tif", "truth.json", "labels.tif", "ambient-labels.tif"].map { (f as NSString).appendingPathComponent($0) } }
         // The outputs checked before the (long) run, so that it cannot end in an unwritable report.
         for out in [json, html].compactMap({ $0 }) { try AtomicFile.checkDestination(out, protectedPaths: inputs) }
         // The truth files read first: one chart for the set, and each asked-for check measurable.
@@ -98,7 +99,7 @@ struct ValidateCommand: ParsableCommand {
         }
         // The profiles' notes once the set and the outputs are known good: a refused run prints its
         // one error line alone.
-        if let source = profiles.source { progress.say("profiles from \(source): camera \(camera), flash \(flash)") }
+        if let line = profiles.sourceLine { progress.say(line) }
         for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
                                           countColorimetricUncertainty: colorimetricUncertainty) {
             progress.say(line)
@@ -240,6 +241,15 @@ struct SetProfiles {
     var camera: String, flash: String
     /// The `profiles.json` either came from (nil: both given).
     var source: String?
+    /// Which of them came from `source` (the others were given).
+    var fromSource: (camera: Bool, flash: Bool) = (false, false)
+
+    /// What was taken from the set's `profiles.json`, for the run's first line (nil: nothing).
+    var sourceLine: String? {
+        guard let source else { return nil }
+        let taken = [fromSource.camera ? "camera \(camera)" : nil, fromSource.flash ? "flash \(flash)" : nil].compactMap { $0 }
+        return "profiles from \(source): " + taken.joined(separator: ", ")
+    }
 
     /// The file name a set's folder names its profiles in.
     static let fileName = "profiles.json"
@@ -264,5 +274,6 @@ struct SetProfiles {
         self.camera = try camera ?? path("camera")
         self.flash = try flash ?? path("flash")
         source = file
+        fromSource = (camera == nil, flash == nil)
     }
 }

@@ -267,7 +267,8 @@ struct CalibrateValidateCLITests {
         // --json and --html naming one file: refused before the run.
         let same = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("r.out").path,
                                 "--html", dir.appendingPathComponent("r.out").path] + profiles)
-        #expect(same.status == 2 && same.stderr.contains("same file") && !same.stderr.contains("[1/"), "\(same.stderr)")
+        #expect(same.status == 2 && same.stderr.contains("same file") && same.stderr.contains("r.out") && !same.stderr.contains("[1/"),
+                "\(same.stderr)")
         // A truth.json of another capture's size: exit 2 naming it, not a score of the wrong pixels.
         let truthPath = set.appendingPathComponent("10lux-3000K-on/truth.json").path
         let original = try Data(contentsOf: URL(fileURLWithPath: truthPath))
@@ -472,5 +473,27 @@ struct CalibrateValidateCLITests {
         #expect(noFlash.status == 2 && noFlash.stderr.split(separator: "\n").count == 1 && noFlash.stderr.contains("key 'flash'"), "\(noFlash.stderr)")
         let (flagged, figuresFlagged) = try figures(["--flash", flashPath])
         #expect(flagged.status == 0 && figuresFlagged == expected, "\(flagged.stderr)")
+        // The run names what it took from the file, and only that (the flash came from the flag).
+        #expect(flagged.stderr.contains("profiles from \(set)/profiles.json: camera \(cameraPath)\n"), "\(flagged.stderr)")
+        // The set's profiles.json is an input: no report may replace it.
+        let before = try String(contentsOfFile: set + "/profiles.json", encoding: .utf8)
+        let overwrite = try CLI.run(["validate", set, "--flash", flashPath, "--json", set + "/profiles.json"])
+        #expect(overwrite.status == 2 && overwrite.stderr.split(separator: "\n").count == 1 && overwrite.stderr.contains("profiles.json"),
+                "\(overwrite.stderr)")
+        #expect(try String(contentsOfFile: set + "/profiles.json", encoding: .utf8) == before)
+        // Without the flags, a file or a missing folder is said as such (not as a set without profiles.json).
+        let file = try CLI.run(["validate", set + "/profiles.json"])
+        #expect(file.status == 2 && file.stderr.split(separator: "\n").count == 1 && file.stderr.contains("is a file, not a folder"),
+                "\(file.stderr)")
+        let none = try CLI.run(["validate", dir.appendingPathComponent("none").path])
+        #expect(none.status == 2 && none.stderr.split(separator: "\n").count == 1 && none.stderr.contains("no such folder"),
+                "\(none.stderr)")
+        // A condition's frame that is no TIFF is refused before the run says anything (the profiles'
+        // notes, the first condition's line).
+        try FileManager.default.copyItem(atPath: set + "/200lux-4000K-on", toPath: set + "/zz-png")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: URL(fileURLWithPath: set + "/zz-png/flash.tif"))
+        let png = try CLI.run(["validate", set, "--flash", flashPath])
+        #expect(png.status == 2 && png.stderr.split(separator: "\n").count == 1 && png.stderr.contains("zz-png/flash.tif")
+                && png.stderr.contains("it is a PNG image"), "\(png.stderr)")
     }
 }

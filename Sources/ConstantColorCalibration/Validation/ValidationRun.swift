@@ -99,11 +99,16 @@ public enum ValidationRun {
     /// Reads every condition's truth.json before the run: each must describe the first one's chart
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
     /// `Failure.chartMismatch`: the set's figures compare each patch across the conditions, by
-    /// position), and `condition.ambientLux`, where present, must be a number ≥ 0.
+    /// position), and `condition.ambientLux`, where present, must be a number ≥ 0. Each condition's
+    /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`).
     public static func preflight(folders: [String]) throws -> SetTruth {
         var first: (file: String, chart: ChartDescription)? = nil
         var truth = SetTruth(ambientLux: [], labelledCount: 0, trueRatioCount: 0)
         for folder in folders {
+            // Each frame a TIFF this tool reads (its header; the samples are read when the condition runs).
+            for frame in ["flash.tif", "ambient.tif"] {
+                try TIFFReader.checkHeader(path: (folder as NSString).appendingPathComponent(frame))
+            }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
             let chart = try ChartDescription(json: json, file: file)

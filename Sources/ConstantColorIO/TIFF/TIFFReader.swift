@@ -4,6 +4,30 @@ import Foundation
 
 /// Reads TIFF files (TIFF 6.0, through libtiff) into planar `Float` images.
 public enum TIFFReader {
+    /// Checks that `path` is a TIFF this reader decodes (its header and the layout of its first
+    /// image: size, samples, compression), without reading its samples, so that a command that
+    /// reads many files can refuse a wrong one before it starts; throws what `read` would.
+    public static func checkHeader(path: String, maximumPixelCount: Int = 250_000_000) throws(TIFFError) {
+        let handle = try openForReading(path)
+        _ = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
+    }
+
+    /// `path` opened by libtiff for reading, or the error that says why it cannot be.
+    static func openForReading(_ path: String) throws(TIFFError) -> TIFFHandle {
+        try checkReadable(path)
+        switch TIFFHandle.open(path, mode: "rM") {
+        case .success(let h): return h
+        case .failure(let failure):
+            // Say what the file is where it is another format (a PNG or JPEG renamed .tif).
+            if let kind = FileSignature.kind(ofFileAt: path), kind != "a TIFF image" {
+                throw .corrupt(path: path, detail: "it is \(kind), not a TIFF (linear camera RGB TIFFs are read)")
+            }
+            // libtiff names the file first ("path: message"); the error names it already.
+            let message = failure.message.hasPrefix(path + ": ") ? String(failure.message.dropFirst(path.count + 2)) : failure.message
+            throw .corrupt(path: path, detail: message)
+        }
+    }
+
     /// Reads the first image of the TIFF file at `path`.
     ///
     /// Accepted: 8/16-bit unsigned or 32-bit IEEE float samples; 1 sample (MinIsBlack) or 3 and
@@ -30,19 +54,7 @@ public enum TIFFReader {
     /// pass 1 to force several bands on small ones.
     public static func read(path: String, maximumPixelCount: Int = 250_000_000,
                             minimumSamplesPerBand: Int = 1 << 20) throws(TIFFError) -> DecodedTIFF {
-        try checkReadable(path)
-        let handle: TIFFHandle
-        switch TIFFHandle.open(path, mode: "rM") {
-        case .success(let h): handle = h
-        case .failure(let failure):
-            // Say what the file is where it is another format (a PNG or JPEG renamed .tif).
-            if let kind = FileSignature.kind(ofFileAt: path), kind != "a TIFF image" {
-                throw .corrupt(path: path, detail: "it is \(kind), not a TIFF (linear camera RGB TIFFs are read)")
-            }
-            // libtiff names the file first ("path: message"); the error names it already.
-            let message = failure.message.hasPrefix(path + ": ") ? String(failure.message.dropFirst(path.count + 2)) : failure.message
-            throw .corrupt(path: path, detail: message)
-        }
+        let handle = try openForReading(path)
         let layout = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
         let iccProfile = readICCProfile(handle)
         var descriptionText: UnsafePointer<CChar>?
@@ -120,8 +132,27 @@ public enum TIFFReader {
                     iso: UInt32(EXIFTAG_ISOSPEEDRATINGS))
         var fields = ExposureFields(exposureTimeSeconds: number(tags.time), fNumber: number(tags.fNumber),
                                     isoSpeed: number(tags.iso))
+        // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
+        // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which),
+        // read from the directory the handle is on (IFD0 holds them only where a tool put them there).
+        func resolveISO65535() {
+            if let iso = fields.isoSpeed, iso >= 65535 {
+                let stated = [("RecommendedExposureIndex", number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX))),
+                              ("ISOSpeed", number(UInt32(EXIFTAG_ISOSPEED)))].compactMap { n, v in v.map { (n, $0) } }
+                if let value = stated.first(where: { $0.1 >= 65535 })?.1 {
+                    fields.isoSpeed = value
+                } else if let (name, value) = stated.first {
+                    fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", but \(name) is "
+                                        + String(format: "%g", value) + ", below 65535, so it cannot be that value (the tags contradict each other): ISO 65535 is assumed")
+                } else {
+                    fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
+                                        + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
+                }
+            }
+        }
         var exifOffset: UInt64 = 0
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
+            resolveISO65535()
             return fields
         }
         let errorsBefore = handle.messages.errorList.count, warningsBefore = handle.messages.warningList.count
@@ -150,21 +181,7 @@ public enum TIFFReader {
         for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
             fields.notes.append("libtiff: " + w)
         }
-        // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
-        // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which).
-        if let iso = fields.isoSpeed, iso >= 65535 {
-            let stated = [("RecommendedExposureIndex", number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX))),
-                          ("ISOSpeed", number(UInt32(EXIFTAG_ISOSPEED)))].compactMap { n, v in v.map { (n, $0) } }
-            if let value = stated.first(where: { $0.1 >= 65535 })?.1 {
-                fields.isoSpeed = value
-            } else if let (name, value) = stated.first {
-                fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", but \(name) is "
-                                    + String(format: "%g", value) + ", below 65535, so it cannot be that value (the tags contradict each other): ISO 65535 is assumed")
-            } else {
-                fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
-                                    + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
-            }
-        }
+        resolveISO65535()
         return fields
     }
 
