@@ -68,7 +68,7 @@ struct CheckCommand: ParsableCommand {
             // turned carries their Orientation tag (the weights are symmetric about the region's centre).
             let orientation = map.tiffOrientation
             let shown = orientation.exchangesAxes ? (map.image.height, map.image.width) : (map.image.width, map.image.height)
-            guard x + w <= shown.0, y + h <= shown.1 else {
+            guard x <= shown.0, w <= shown.0 - x, y <= shown.1, h <= shown.1 - y else {  // (no x + w: it may overflow)
                 throw CLIError(file: confidence, problem: "region \(roi) lies outside the \(shown.0)x\(shown.1) map"
                                + (orientation == .topLeft ? "" : " as shown (stored \(map.image.width)x\(map.image.height), orientation \(orientation.value): \(orientation))"))
             }

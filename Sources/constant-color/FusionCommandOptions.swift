@@ -30,7 +30,8 @@ struct FusionCommandOptions: ParsableArguments {
         }
         guard threshold >= 0 && threshold <= 1 else { throw ValidationError("--threshold must be in [0, 1]") }
         guard ["estimate", "metadata"].contains(exposureRatio) else { throw ValidationError("--exposure-ratio must be estimate or metadata") }
-        if let s = outputScale, !(s > 0 && s.isFinite) { throw ValidationError("--output-scale must be positive") }
+        // (Beyond 1e20 the linear output of an ordinary exposure is no longer finite in 32-bit float.)
+        if let s = outputScale, !(s >= 1e-30 && s <= 1e20) { throw ValidationError("--output-scale must be a positive number from 1e-30 to 1e20") }
     }
 
     /// The pipeline's options these flags set (`validate` has run); which optional outputs a pair

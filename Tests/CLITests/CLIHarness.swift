@@ -23,10 +23,17 @@ enum CLI {
     }
 
     /// Runs the executable with `arguments`, in `folder` when given (relative paths are then its).
-    static func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
+    /// With `fileSizeLimitKiB`, under that limit on the size of any file it writes (bash's `ulimit
+    /// -f`, SIGXFSZ ignored so that a write beyond it fails with EFBIG): a write that fails late.
+    static func run(_ arguments: [String], in folder: String? = nil, fileSizeLimitKiB: Int? = nil) throws -> Outcome {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let limit = fileSizeLimitKiB {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -f \(limit) && trap '' XFSZ && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -77,6 +77,13 @@ struct TIFFExposureTests {
                 sampleType: .uint16, exposure: ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 102_400),
                 exposureInIFD0: true))
         }
+        // 65535 in IFD0, with no EXIF directory at all: taken, and said as in the EXIF directory.
+        try TIFFWriter.write(image, to: folder.file("ifd0-65535.tif"), options: TIFFWriteOptions(
+            sampleType: .uint16, exposure: ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 65535),
+            exposureInIFD0: true))
+        let ifd0 = try TIFFReader.read(path: folder.file("ifd0-65535.tif"))
+        #expect(ifd0.exposure.isoSpeed == 65535)
+        #expect(ifd0.exposure.notes.contains { $0.contains("65535 or more") }, "\(ifd0.exposure.notes)")
     }
 
     @Test("EXIF values win over IFD0 values; each missing EXIF value falls back to IFD0")

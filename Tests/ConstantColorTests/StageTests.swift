@@ -39,6 +39,31 @@ struct StageTests {
         #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "1/60,2.8") }
         #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "0,2.8,100") }
         #expect(throws: ExposureError.self) { try ExposureSettings(parsing: "nan,2.8,100") }
+        // Positive and finite but beyond any camera (they made the normalized samples infinite).
+        for (text, name) in [("1e-300,2.8,100", "exposure time"), ("1/60,1e-308,100", "f-number"), ("1/60,2.8,1e308", "ISO"),
+                             ("1e6,2.8,100", "exposure time")] {
+            #expect {
+                try ExposureSettings(parsing: text)
+            } throws: { error in
+                guard case .implausible(let n, _, _, _) = error as? ExposureError else { return false }
+                return n == name
+            }
+        }
+        // The ranges' ends are cameras' (a 1/8000 s shutter, f/0.95, ISO 4 560 000, an hour's exposure).
+        for text in ["1/8000,0.95,4560000", "3600,22,50"] { #expect(throws: Never.self) { try ExposureSettings(parsing: text) } }
+    }
+
+    @Test("a sample far below the black level (a float file's no-data value) is flagged and taken at the floor: one pixel cannot make the frame's moments infinite")
+    func farBelowBlackIsFloored() throws {
+        var raw = PlanarImage(width: 2, height: 1, channelCount: 3)
+        for c in 0..<3 { raw[0, 0, c] = 1000; raw[1, 0, c] = 1000 }
+        raw[1, 0, 1] = -3.4028235e38
+        let e = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 100)
+        let f = ExposureNormalization.normalize(raw: raw, exposure: e, camera: SyntheticScene.camera)
+        #expect(f.clipped == [0, LinearFrame.belowFloor])
+        let floor = f.image[1, 0, 1]
+        #expect(floor.isFinite && floor < 0 && (floor * floor).isFinite, "\(floor)")
+        #expect(f.image[1, 0, 0] == f.image[0, 0, 0])
     }
 
     func confidence(flashGain: Double, ambient: SIMD3<Double>, clipDisk: (Double, Double, Double)? = nil) throws -> FusionResult {

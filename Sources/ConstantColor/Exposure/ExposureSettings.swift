@@ -26,10 +26,20 @@ public struct ExposureSettings: Sendable, Equatable, Codable {
         exposureTimeSeconds * (isoSpeed / 100) / (fNumber * fNumber)
     }
 
-    /// Throws when a value is missing, non-finite or not positive.
+    /// The values a camera records, each beyond any real capture's (1 µs to about 28 hours; f/0.5,
+    /// about the limit of a lens in air, to f/1000, a pinhole; ISO 1 to 10⁷): a value outside is a
+    /// typo or a damaged tag. They also keep the normalized samples `DN / (t·ISO/100/N²)` and their
+    /// squares (the noise reduction's moments) finite in `Float`: `1e-300,2.8,100` made them infinite.
+    public static let plausibleRanges: [(name: String, unit: String, range: ClosedRange<Double>)] = [
+        ("exposure time", " s", 1e-6...1e5), ("f-number", "", 0.5...1000), ("ISO", "", 1...1e7),
+    ]
+
+    /// Throws when a value is missing, non-finite or not positive, or outside `plausibleRanges`.
     public func validated() throws(ExposureError) -> ExposureSettings {
-        for (name, v) in [("exposure time", exposureTimeSeconds), ("f-number", fNumber), ("ISO", isoSpeed)] {
+        for (k, v) in [exposureTimeSeconds, fNumber, isoSpeed].enumerated() {
+            let (name, unit, range) = Self.plausibleRanges[k]
             guard v.isFinite, v > 0 else { throw .invalidValue(name: name, value: v) }
+            guard range.contains(v) else { throw .implausible(name: name, value: v, unit: unit, range: range) }
         }
         return self
     }
@@ -62,11 +72,15 @@ public enum ExposureError: Error, Equatable, CustomStringConvertible {
     case invalidValue(name: String, value: Double)
     /// No exposure data in the file and none given on the command line.
     case missing(String)
+    /// A value outside what a camera records (`ExposureSettings.plausibleRanges`).
+    case implausible(name: String, value: Double, unit: String, range: ClosedRange<Double>)
 
     public var description: String {
         switch self {
         case .malformed(let s): return "exposure '\(s)' is not of the form T,N,ISO (e.g. 1/60,2.8,100)"
         case .invalidValue(let name, let v): return "\(name) \(v) is not a positive finite number"
+        case let .implausible(name, v, unit, range):
+            return "\(name) \(v)\(unit) is outside what a camera records (\(range.lowerBound)…\(range.upperBound)\(unit))"
         case .missing(let what): return "no exposure data (\(what)); give it with --flash-exposure/--ambient-exposure T,N,ISO"
         }
     }

@@ -109,7 +109,9 @@ public enum ExposureNormalization {
     /// Samples above the white level are taken at the white level first: a sensor reports nothing
     /// beyond its saturation, so a floating-point file's 1e30 must weigh no more than its white in
     /// the registration or the gap fill (a review's float frames with a patch at 3e38 registered to
-    /// the identity with an infinite residual).
+    /// the identity with an infinite residual). Samples below the floor (flagged `belowFloor`) are
+    /// taken at the floor likewise: a float file's no-data value −3.4e38 in one pixel made the
+    /// noise reduction's moments infinite and blacked out the block around it.
     /// The samples are rewritten in place when the caller hands over the only reference to them
     /// (`consuming`; a shared buffer is copied first, as any mutation of a shared array is).
     public static func normalize(raw: consuming PlanarImage, exposure: ExposureSettings, camera: CameraProfile) -> LinearFrame {
@@ -136,7 +138,7 @@ public enum ExposureNormalization {
                     typealias V = SIMD8<Float>
                     @inline(__always) func load(_ k: Int) -> V { UnsafeRawPointer(dst.base + k).loadUnaligned(as: V.self) }
                     @inline(__always) func store(_ v: V, _ k: Int) { UnsafeMutableRawPointer(dst.base + k).storeBytes(of: v, as: V.self) }
-                    let top = V(repeating: white)
+                    let top = V(repeating: white), bottom = V(repeating: floorDN)
                     while i + 8 <= end {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
                         let high = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
@@ -145,18 +147,18 @@ public enum ExposureNormalization {
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: (unsafeBitCast(high, to: SIMD8<Int32>.self) & Int32(LinearFrame.clippedAtWhite))
                                                  | (unsafeBitCast(low, to: SIMD8<Int32>.self) & Int32(LinearFrame.belowFloor)))
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                        store((r.replacing(with: top, where: r .> top) - black) * inverseScale, i)
-                        store((g.replacing(with: top, where: g .> top) - black) * inverseScale, n + i)
-                        store((b.replacing(with: top, where: b .> top) - black) * inverseScale, 2 * n + i)
+                        store((r.replacing(with: top, where: r .> top).replacing(with: bottom, where: r .< bottom) - black) * inverseScale, i)
+                        store((g.replacing(with: top, where: g .> top).replacing(with: bottom, where: g .< bottom) - black) * inverseScale, n + i)
+                        store((b.replacing(with: top, where: b .> top).replacing(with: bottom, where: b .< bottom) - black) * inverseScale, 2 * n + i)
                         i += 8
                     }
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
                         clip[i] = ((r >= clipDN || g >= clipDN || b >= clipDN) ? LinearFrame.clippedAtWhite : 0)
                             | ((r < floorDN || g < floorDN || b < floorDN) ? LinearFrame.belowFloor : 0)
-                        dst[i] = (min(r, white) - black) * inverseScale
-                        dst[n + i] = (min(g, white) - black) * inverseScale
-                        dst[2 * n + i] = (min(b, white) - black) * inverseScale
+                        dst[i] = (max(min(r, white), floorDN) - black) * inverseScale
+                        dst[n + i] = (max(min(g, white), floorDN) - black) * inverseScale
+                        dst[2 * n + i] = (max(min(b, white), floorDN) - black) * inverseScale
                         i += 1
                     }
                 }
