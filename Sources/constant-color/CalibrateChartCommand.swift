@@ -65,7 +65,7 @@ struct CalibrateChart: ParsableCommand {
             guard w > b, b >= 0, w.isFinite else { throw ValidationError("--white-level must exceed --black-level >= 0 (finite)") }
         }
         guard URL(fileURLWithPath: cameraOut).standardizedFileURL != URL(fileURLWithPath: flashOut).standardizedFileURL else {
-            throw ValidationError("--camera-out and --flash-out name the same file")
+            throw ValidationError("--camera-out and --flash-out name the same file, \(cameraOut)")
         }
         if let r = readNoise, !(r >= 0 && r.isFinite) { throw ValidationError("--read-noise must be a finite number >= 0") }
         if readNoise != nil && dark != nil { throw ValidationError("give --dark or --read-noise, not both") }
@@ -82,21 +82,26 @@ struct CalibrateChart: ParsableCommand {
         let black = blackLevel ?? existing!.blackLevel, white = whiteLevel ?? existing!.whiteLevel
         guard white > black, black >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
         let description = try ChartDescription(path: chart)
-        let (frame, orientation) = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure,
-                                                        linearizeICC: linearizeIcc, whiteLevel: (white, camera ?? "--white-level"))
-        try Self.requireShownAsStored(orientation, path: capture)
+        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure,
+                                                 linearizeICC: linearizeIcc, whiteLevel: (white, camera ?? "--white-level"))
+        let frame = captureLoaded.frame
+        try Self.requireShownAsStored(captureLoaded.orientation, path: capture)
+        // The frames' warnings and the dark frame's lines are said once the chart has been measured:
+        // a refused run prints its one error line alone.
+        var frameWarnings = captureLoaded.warnings
         var ambientFrame: RawFrame?
         if let path = ambient {
             let loaded = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
             try Self.requireShownAsStored(loaded.orientation, path: path)
             ambientFrame = loaded.frame
+            frameWarnings += loaded.warnings
         }
-        // The dark frame's lines are said once the chart has been measured: a refused run prints
-        // its one error line alone.
         var darkFrame: DarkFrame?
         var darkLines: [String] = []
         if let path = dark {
-            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
+            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let d = loaded.frame
+            frameWarnings += loaded.warnings
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: black,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
             darkFrame = measured
@@ -125,12 +130,11 @@ struct CalibrateChart: ParsableCommand {
             ambientToCaptureScale: ambientFrame.map { frame.exposure.radiometricScale / $0.exposure.radiometricScale } ?? 1,
             blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description,
             darkFrame: darkFrame, file: capture)
-        for line in darkLines { progress.say(line) }
-        let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
-        var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
             throw ChartCalibrationError.noiseFit(file: capture)
         }
+        let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
+        var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         if let r = readNoise {
             noise.readNoiseDN = r
             cameraMetadata["readNoiseSource"] = .string("--read-noise")
@@ -143,10 +147,11 @@ struct CalibrateChart: ParsableCommand {
                 throw CLIError(file: capture, problem: String(format: "the photon transfer intercept is %.0f ± %.0f DN², impossible for a noise variance: the black level %g is about %.0f DN too low (%.0f would fit); check --black-level, or give --dark DARK.tif",
                                                              ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, black, offset, black + offset))
             }
-            if ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
-                progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright), writing %.2f DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data",
-                                    ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed, noise.readNoiseDN))
-            }
+        }
+        for line in frameWarnings + darkLines { progress.say(line) }
+        if readNoise == nil && darkFrame == nil && ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
+            progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright), writing %.2f DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data",
+                                ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed, noise.readNoiseDN))
         }
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
         let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,

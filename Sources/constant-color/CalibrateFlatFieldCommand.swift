@@ -56,22 +56,27 @@ struct CalibrateFlatField: ParsableCommand {
         let cameraProfile = try CameraProfile(path: camera)
         var profile = try FlashProfile(path: flashProfile)
         // (Any orientation: the map is laid on the stored pixels, as fuse processes a pair.)
-        let frame = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc).frame
+        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)
+        let frame = captureLoaded.frame
+        // The frames' warnings and the dark frame's line are said once the card has been measured: a
+        // refused run prints its one error line alone.
+        var lines = captureLoaded.warnings
         var darkImage: PlanarImage?
-        var darkLine: String?  // said once the card has been measured: a refused run prints its one error line alone
         if let path = dark {
-            let d = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc).frame
+            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let d = loaded.frame
+            lines += loaded.warnings
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: cameraProfile.blackLevel,
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
-            darkLine = String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
-                              measured.blackLevelDN, measured.readNoiseDN)
+            lines.append(String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
+                                measured.blackLevelDN, measured.readNoiseDN))
             darkImage = d.image
         }
         let (columns, rows) = gridSize!
         let fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
                                            whiteLevel: cameraProfile.whiteLevel, noise: cameraProfile.noise,
                                            iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
-        if let darkLine { progress.say(darkLine) }
+        for line in lines { progress.say(line) }
         profile.shading = fit.shading
         func num(_ v: Double) -> JSONValue { .number(v) }
         profile.metadata["flatField"] = .object([

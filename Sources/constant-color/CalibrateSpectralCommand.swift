@@ -45,7 +45,7 @@ struct CalibrateSpectral: ParsableCommand {
             throw ValidationError("--read-noise must be >= 0, --gain and --reference-iso positive (finite)")
         }
         guard URL(fileURLWithPath: cameraOut).standardizedFileURL != URL(fileURLWithPath: flashOut).standardizedFileURL else {
-            throw ValidationError("--camera-out and --flash-out name the same file")
+            throw ValidationError("--camera-out and --flash-out name the same file, \(cameraOut)")
         }
     }
 
@@ -81,7 +81,18 @@ struct CalibrateSpectral: ParsableCommand {
                 throw CLIError(file: trainingPath, problem: "key 'values[\(i)]': reflectance factors are fractions of a perfect white (0…1); \(v) is not (percentages? divide by 100)")
             }
         }
-        let cal = try SpectralCalibration(camera: sensitivity, flash: flash, training: set, library: library)
+        let cal: SpectralCalibration
+        do { cal = try SpectralCalibration(camera: sensitivity, flash: flash, training: set, library: library) } catch {
+            // Said of the file whose data cannot be calibrated.
+            switch error {
+            case .noFlashResponse:
+                throw CLIError(file: cameraSensitivity, problem: "has a channel with no response to the flash of \(flashSpd) (its sensitivity is 0 wherever the flash has power)")
+            case .tooFewReflectances(let n):
+                throw CLIError(file: trainingPath, problem: "holds \(n) training reflectances; at least 3 are needed")
+            case .singular:
+                throw CLIError(file: cameraSensitivity, problem: "the camera's responses to the training reflectances of \(trainingPath) under the flash of \(flashSpd) do not span three dimensions (channels with the same or no sensitivity?); cannot fit a matrix")
+            }
+        }
 
         let camName = cameraName ?? sensitivity.name
         let cameraProfile = CameraProfile(

@@ -36,7 +36,7 @@ struct FuseCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard pair.outputsAreDistinct else { throw ValidationError("two outputs name the same file") }
+        if let repeated = pair.repeatedOutput { throw ValidationError("two outputs name the same file, \(repeated)") }
     }
 
     func run() throws {

@@ -4,8 +4,16 @@ import Foundation
 
 /// Reading the input frames: TIFF decode, ICC check, exposure from EXIF or the command line.
 enum InputFrames {
-    /// Decodes `path` into a raw camera-RGB frame, its samples as stored, and its Orientation tag
-    /// (`TIFFOrientation`: what the caller does with a file shown turned is its own question).
+    /// A decoded frame, its Orientation tag (`TIFFOrientation`: what the caller does with a file
+    /// shown turned is its own question) and the warnings about it, for the caller to say once its
+    /// run is known good (a refused run prints its one error line alone).
+    struct Loaded {
+        var frame: RawFrame
+        var orientation: TIFFOrientation
+        var warnings: [String]
+    }
+
+    /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
     ///
     /// - Exposure: the command-line override when given, else the file's EXIF tags (33434, 33437,
     ///   34855); missing data is an error, never a guess.
@@ -17,20 +25,21 @@ enum InputFrames {
     /// `--<role>-exposure T,N,ISO` option).
     static func load(path: String, role: String, exposureOverride: String?, linearizeICC: Bool,
                      whiteLevel: (level: Double, source: String)? = nil,
-                     overrideHint: String? = nil) throws -> (frame: RawFrame, orientation: TIFFOrientation) {
+                     overrideHint: String? = nil) throws -> Loaded {
         var decoded = try TIFFReader.read(path: path)
+        var warnings: [String] = []
         guard decoded.image.channelCount == 3 else {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
         }
         if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
-            Progress().say("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
+            warnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
         // Floating-point samples are data numbers in the profile's units: a frame whose largest
         // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).
         // (One pass for the largest sample, used here and by the ICC check below.)
         let largestFloat = decoded.isFloatingPoint ? decoded.image.samples.max() : nil
         if let whiteLevel, let top = largestFloat, Double(top) * 100 < whiteLevel.level {
-            Progress().say("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
+            warnings.append("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
         }
         if let icc = decoded.iccProfile {
             let profile = try ICCProfile(bytes: icc, source: path)
@@ -59,11 +68,12 @@ enum InputFrames {
             do { exposure = try settings.validated() } catch {
                 throw CLIError(file: path, problem: "EXIF exposure: \(error)")
             }
-            for note in decoded.exposure.notes { Progress().say("warning: \(path): \(note)") }
+            warnings += decoded.exposure.notes.map { "warning: \(path): \($0)" }
         } else {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
-        return (RawFrame(image: decoded.image, exposure: exposure, name: path), decoded.tiffOrientation)
+        return Loaded(frame: RawFrame(image: decoded.image, exposure: exposure, name: path), orientation: decoded.tiffOrientation,
+                      warnings: warnings)
     }
 }

@@ -54,10 +54,10 @@ struct PairFiles {
     /// Every output path, the rendered image first.
     var outputs: [String] { [output, confidence, measurementConfidence, report, fallback, linear].compactMap { $0 } }
 
-    /// Whether no two outputs name one file (by `standardized` path).
-    var outputsAreDistinct: Bool {
-        let resolved = outputs.map(Self.standardized)
-        return Set(resolved).count == resolved.count
+    /// The second output, as given, that names the same file as an earlier one (nil: none does).
+    var repeatedOutput: String? {
+        var seen = Set<String>()
+        return outputs.first { !seen.insert(Self.standardized($0)).inserted }
     }
 
     /// `path` absolute, with `.` and `..` resolved (not symbolic links: `checkDestinations` compares
@@ -67,7 +67,8 @@ struct PairFiles {
     /// Refuses a pair whose two frames are one file (by path, symbolic or hard link): a
     /// flash / no-flash pair is two captures, and one given twice measures no flash light.
     func checkFramesAreTwoFiles() throws {
-        if AtomicFile.isProtected(ambient, protectedPaths: [flash]) {
+        // (A name that is no file is said by the decoder, as missing.)
+        if FileManager.default.fileExists(atPath: flash), AtomicFile.isProtected(ambient, protectedPaths: [flash]) {
             throw CLIError(file: ambient, problem: "is the flash frame's file as well; a pair is two captures, one with the flash and one without")
         }
     }
@@ -95,18 +96,21 @@ enum PairFusion {
         var timer = timer
         let flags = setup.commandOptions
         let whiteLevel = (setup.cameraProfile.whiteLevel, flags.camera)
-        let (flashFrame, orientation) = try InputFrames.load(path: pair.flash, role: "flash", exposureOverride: pair.flashExposure,
-                                                             linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
-                                                             overrideHint: pair.exposureHint?("flash"))
-        let (ambientFrame, ambientOrientation) = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
-                                                                      linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
-                                                                      overrideHint: pair.exposureHint?("ambient"))
+        let flashLoaded = try InputFrames.load(path: pair.flash, role: "flash", exposureOverride: pair.flashExposure,
+                                               linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
+                                               overrideHint: pair.exposureHint?("flash"))
+        let ambientLoaded = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
+                                                 linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
+                                                 overrideHint: pair.exposureHint?("ambient"))
+        let (flashFrame, orientation) = (flashLoaded.frame, flashLoaded.orientation)
+        let (ambientFrame, ambientOrientation) = (ambientLoaded.frame, ambientLoaded.orientation)
         var options = setup.options
         options.renderFallback = pair.fallback != nil
         options.produceLinear = pair.linear != nil
         // Nothing is said before the pair is known to be one the pipeline can process.
         try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, flashProfile: setup.flashProfile, options: options)
         if sayProfileNotes { for line in setup.profileNotes { progress.say(line) } }
+        for line in flashLoaded.warnings + ambientLoaded.warnings { progress.say(line) }
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
         // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
         // are said, not refused: a camera's orientation sensor can decide differently for two frames
@@ -156,7 +160,14 @@ enum PairFusion {
                 try TIFFWriter.writeRGB16(image, to: path, iccProfile: setup.icc, orientation: tag, protectedPaths: inputs, staging: staged)
             }
         }
-        do { try runConcurrently(writes) } catch { staged.discard(); throw error }
+        do { try runConcurrently(writes) } catch {
+            staged.discard()
+            // An output holding NaN or infinity is the pipeline's fault, not the file's: said as such.
+            if case let TIFFError.nonFinite(path, x, y, channel) = error {
+                throw CLIError(file: path, problem: "not written: the pipeline computed a value that is not finite at x=\(x), y=\(y), channel \(channel) from \(pair.flash) and \(pair.ambient) (a defect of this tool: please report it with the frames and profiles)")
+            }
+            throw error
+        }
         timer.lap("encode")
         for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
         result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)

@@ -84,6 +84,11 @@ struct FuseCLITests {
         // A negative corner is a value, refused as a region (it was taken for an option: "Missing value").
         let negative = try CLI.run(["check", pair.file("report.json"), "--roi", "-5,10,20,20", "--confidence", pair.file("conf.tif")])
         #expect(negative.status == 2 && negative.stderr.contains("--roi '-5,10,20,20' is not x,y,w,h with x, y >= 0"), "\(negative.stderr)")
+        // Corners and sizes whose sum overflows are outside the map, not a crash.
+        for huge in ["9223372036854775807,0,2,2", "1,0,9223372036854775807,1", "5,5,9223372036854775806,9223372036854775806"] {
+            let r = try CLI.run(["check", pair.file("report.json"), "--roi", huge, "--confidence", pair.file("conf.tif")])
+            #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("lies outside"), "\(huge): \(r.stderr)")
+        }
     }
 
     /// Runs a command that must fail with exit 2, one line on stderr mentioning `mention`, and no output.
@@ -466,15 +471,21 @@ struct FuseCLITests {
         }
     }
 
-    @Test("an output that fails while the outputs are written (a linear value a float cannot hold) leaves every output of the set as it was, and no temporary file")
+    @Test("an output that fails while the outputs are written (the file system refuses the linear output's size) leaves every output of the set as it was, and no temporary file")
     func lateWriteFailureChangesNothing() throws {
         let pair = try PairFolder()
         defer { pair.remove() }
         let old = Data("an older output".utf8)
         for name in ["out.tif", "conf.tif", "report.json"] { try old.write(to: URL(fileURLWithPath: pair.file(name))) }
-        let r = try CLI.run(pair.fuseArguments(["--confidence", pair.file("conf.tif"), "--report", pair.file("report.json"),
-                                                "--linear", pair.file("linear.tif"), "--output-scale", "1e40"]))
-        #expect(r.status == 2 && r.stderr.contains("linear.tif") && r.stderr.contains("not finite"), "\(r.stderr)")
+        // 50 KiB: the 16-bit image (37 KiB), the confidence (24 KiB) and the report fit, the linear
+        // output (72 KiB of floats) does not. (An output scale of 1e40 made it fail with infinite
+        // samples before such scales were refused up front.)
+        let arguments = pair.fuseArguments(["--confidence", pair.file("conf.tif"), "--report", pair.file("report.json"),
+                                            "--linear", pair.file("linear.tif")])
+        let r = try CLI.run(arguments, fileSizeLimitKiB: 50)
+        #expect(r.status == 2 && r.stderr.contains("linear.tif"), "\(r.stderr)")
+        let huge = try CLI.run(arguments + ["--output-scale", "1e40"])
+        #expect(huge.status == 2 && huge.stderr.split(separator: "\n").count == 1 && huge.stderr.contains("--output-scale"), "\(huge.stderr)")
         for name in ["out.tif", "conf.tif", "report.json"] {
             #expect(try Data(contentsOf: URL(fileURLWithPath: pair.file(name))) == old, "\(name) was replaced")
         }
@@ -614,6 +625,19 @@ struct FuseCLITests {
                                   "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: "it is a TIFF image, not JSON")
         let r = try CLI.run(["validate", pair.file("camera.json"), "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json")])
         #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("is a file, not a folder"), "\(r.stderr)")
+        // A frame's own warning (a white level above the file's largest code) is not said when the
+        // other frame is refused: the error line stands alone.
+        let high = CameraProfile(name: "cli test", blackLevel: 256, whiteLevel: 70000, noise: NoiseModel(readNoiseDN: 2, gainElectronsPerDN: 2))
+        try high.json.encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("high.camera.json")))
+        try Data(png).write(to: URL(fileURLWithPath: pair.file("photo.tif")))
+        try expectBadInput(pair, ["fuse", pair.file("flash.tif"), pair.file("photo.tif"), "--camera", pair.file("high.camera.json"),
+                                  "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: "it is a PNG image, not a TIFF")
+        // A missing file named as both frames is said missing, not as one file given twice.
+        try expectBadInput(pair, ["fuse", pair.file("none.tif"), pair.file("none.tif"), "--camera", pair.file("camera.json"),
+                                  "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")], mention: "none.tif")
+        let missingTwice = try CLI.run(["fuse", pair.file("none.tif"), pair.file("none.tif"), "--camera", pair.file("camera.json"),
+                                        "--flash", pair.file("flash.json"), "-o", pair.file("out.tif")])
+        #expect(!missingTwice.stderr.contains("as well"), "\(missingTwice.stderr)")
     }
 
     @Test("a truncated TIFF: exit 2")
@@ -710,6 +734,18 @@ struct FuseCLITests {
                     && r.stderr.contains(name == "percent" ? "percentages" : "cannot be negative"), "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
         }
+        // A camera with a channel blind to the flash: said of the sensitivity file (it named the camera).
+        var blind = try JSONValue.read(path: spectra + "camera-nikon-5100-npl.json").object!
+        blind["red"] = .array(blind["red"]!.array!.map { _ in .number(0) })
+        try JSONValue.object(blind).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("blind.json")))
+        let blindRun = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", pair.file("blind.json"),
+                                    "--flash-spd", spectra + "flash-phosphor-led-yag.json", "--spectra", spectra,
+                                    "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+        #expect(blindRun.status == 2 && blindRun.stderr.split(separator: "\n").count == 1 && blindRun.stderr.contains("blind.json")
+                && blindRun.stderr.contains("no response"), "\(blindRun.stderr)")
+        // Two outputs of one file: the file is named.
+        let twice = try CLI.run(pair.fuseArguments(["--confidence", pair.path + "/./out.tif"]))
+        #expect(twice.status == 2 && twice.stderr.contains("same file") && twice.stderr.contains("out.tif"), "\(twice.stderr)")
         let check = try CLI.run(["check", pair.file("missing.json")])
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)

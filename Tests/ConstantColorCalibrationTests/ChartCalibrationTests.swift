@@ -198,8 +198,20 @@ struct ChartCalibrationTests {
         let bare = try ChartDescription(json: .object(["illuminant": .string("D50"), "patches": .array([patch])]), file: "c.json")
         // A neutral under D50 stays neutral under D65 after Bradford.
         #expect(abs(bare.patches[0].labD65.y) < 0.01 && abs(bare.patches[0].labD65.z) < 0.01 && abs(bare.patches[0].labD65.x - 50) < 0.01)
-        let wrapped = try ChartDescription(json: .object(["chart": .object(["patches": .array([patch])])]), file: "t.json")
+        let wrapped = try ChartDescription(json: .object(["chart": .object(["illuminant": .string("D65"), "patches": .array([patch])])]),
+                                           file: "t.json")
         #expect(wrapped.patches == [ChartPatch(name: "grey", center: SIMD2(10, 10), halfSize: 4, labD65: SIMD3(50, 0, 0))])
+        // The illuminant is not guessed: missing, or not a string, it is refused naming the key.
+        #expect(throws: JSONFileError.self) { try ChartDescription(json: .object(["chart": .object(["patches": .array([patch])])]), file: "t.json") }
+        do {
+            _ = try ChartDescription(json: .object(["patches": .array([patch])]), file: "c.json")
+            Issue.record("a chart without its illuminant was read")
+        } catch {
+            #expect("\(error)".contains("c.json") && "\(error)".contains("illuminant"), "\(error)")
+        }
+        #expect(throws: JSONFileError.self) {
+            try ChartDescription(json: .object(["illuminant": .number(65), "patches": .array([patch])]), file: "c.json")
+        }
         #expect(throws: JSONFileError.missingKey(file: "t.json", key: "patches' (a chart description) or 'chart")) { try ChartDescription(json: .object(["illuminant": .string("D65")]), file: "t.json") }
         #expect(throws: JSONFileError.invalidValue(file: "c.json", key: "illuminant", expected: "\"D65\" or \"D50\"")) {
             try ChartDescription(json: .object(["illuminant": .string("A"), "patches": .array([patch])]), file: "c.json")

@@ -50,14 +50,16 @@ public struct ChartDescription: Sendable, Equatable {
         if root.members["patches"] == nil, root.members["chart"] != nil {
             root = try root.object("chart")
         }
-        let illuminant = (try? root.string("illuminant")) ?? "D65"
-        guard illuminant == "D65" || illuminant == "D50" else {
-            throw JSONFileError.invalidValue(file: file, key: root.prefix + "illuminant", expected: "\"D65\" or \"D50\"")
-        }
         guard let list = root.members["patches"] else {
             // Neither a chart file nor an object holding one (a truth.json without its chart).
             throw root.prefix.isEmpty ? JSONFileError.missingKey(file: file, key: "patches' (a chart description) or 'chart")
                                       : JSONFileError.missingKey(file: file, key: root.prefix + "patches")
+        }
+        // Required: D50 values (as many published ColorChecker tables give them) read as D65 would be
+        // off by several ΔE00, silently; a value of another type is refused, not taken as D65.
+        let illuminant = try root.string("illuminant")
+        guard illuminant == "D65" || illuminant == "D50" else {
+            throw JSONFileError.invalidValue(file: file, key: root.prefix + "illuminant", expected: "\"D65\" or \"D50\"")
         }
         guard let items = list.array, !items.isEmpty else {
             throw JSONFileError.invalidValue(file: file, key: root.prefix + "patches", expected: "a non-empty array of patches")
