@@ -18,6 +18,19 @@ struct ProfileTests {
         #expect(again == p)
     }
 
+    @Test("an unknown key's integer beyond 2^53 is written back with its exact digits (a Double rounded 12345678901234567890 to ...7e19); other numbers as before")
+    func exactIntegersSurvive() throws {
+        let text = cameraJSON.replacingOccurrences(of: #""vendorNote": {"x": [1, 2]}"#,
+                                                   with: #""vendorNote": {"serial": 12345678901234567890, "t": -9007199254740993, "small": 3, "big": 1e300}"#)
+        let p = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json")
+        let written = String(decoding: try p.json.encodedData(file: "out.json"), as: UTF8.self)
+        #expect(written.contains("12345678901234567890") && written.contains("-9007199254740993"), "\(written)")
+        let note = try #require(p.extra["vendorNote"]?.object)
+        #expect(note["small"] == .number(3) && note["big"] == .number(1e300))
+        #expect(note["serial"]?.double == 12345678901234567890.0)
+        #expect(try CameraProfile(json: JSONValue.parse(Data(written.utf8), file: "again"), file: "again") == p)
+    }
+
     @Test("the noise's spatial correlation reads, writes back and is independent when absent; a wrong one is an error naming its key")
     func noiseCorrelation() throws {
         let plain = try CameraProfile(json: JSONValue.parse(Data(cameraJSON.utf8), file: "cam.json"), file: "cam.json")

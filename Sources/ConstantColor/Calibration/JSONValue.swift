@@ -5,6 +5,9 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     case number(Double)
+    /// An integer literal that a `Double` would round (beyond 2⁵³ in magnitude, within 64 bits: a
+    /// serial number, a timestamp in nanoseconds), kept exactly so that an unknown key survives.
+    case exactInteger(Decimal)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -13,7 +16,18 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let d = try? c.decode(Double.self) {
+            // An integer beyond 2⁵³ that Double would round is kept as its exact digits.
+            if abs(d) >= 9_007_199_254_740_992, d == d.rounded() {
+                if let i = try? c.decode(Int64.self), Double(exactly: i) == nil {
+                    self = .exactInteger(Decimal(string: String(i))!); return
+                }
+                if let u = try? c.decode(UInt64.self), Double(exactly: u) == nil {
+                    self = .exactInteger(Decimal(string: String(u))!); return
+                }
+            }
+            self = .number(d)
+        }
         else if let s = try? c.decode(String.self) { self = .string(s) }
         else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
         else { self = .object(try c.decode([String: JSONValue].self)) }
@@ -25,6 +39,7 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         case .null: try c.encodeNil()
         case .bool(let b): try c.encode(b)
         case .number(let d): try c.encode(d)
+        case .exactInteger(let i): try c.encode(i)
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
@@ -32,7 +47,13 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The number, if this is a number.
-    public var double: Double? { if case .number(let d) = self { return d }; return nil }
+    public var double: Double? {
+        switch self {
+        case .number(let d): return d
+        case .exactInteger(let i): return NSDecimalNumber(decimal: i).doubleValue
+        default: return nil
+        }
+    }
     /// The string, if this is a string.
     public var string: String? { if case .string(let s) = self { return s }; return nil }
     /// The elements, if this is an array.
@@ -101,6 +122,7 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     public var nonFiniteNumbersAsNull: JSONValue {
         switch self {
         case .number(let d): return d.isFinite ? self : .null
+        case .exactInteger: return self
         case .array(let a): return .array(a.map(\.nonFiniteNumbersAsNull))
         case .object(let o): return .object(o.mapValues(\.nonFiniteNumbersAsNull))
         case .null, .bool, .string: return self
@@ -115,6 +137,7 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     func firstNonFiniteNumber(path: String) -> (String, Double)? {
         switch self {
         case .number(let d): return d.isFinite ? nil : (path, d)
+        case .exactInteger: return nil
         case .array(let a):
             for (i, v) in a.enumerated() { if let hit = v.firstNonFiniteNumber(path: path + "[\(i)]") { return hit } }
             return nil
