@@ -75,6 +75,54 @@ struct TIFFBadInputTests {
         }
     }
 
+    /// Deflate's zlib streams end with an Adler-32 of their data (RFC 1950). libtiff's decoder stops
+    /// once it has the chunk's bytes: where damaged data inflate to more than that, it never reaches
+    /// the checksum (a review's flash frame with two bytes flipped fused with exit 0 and 35 rows of
+    /// garbage; Python's zlib said "incorrect data check"). Each chunk's stream is inflated to its
+    /// end and its checksum verified. The damaged strip here inflates to its own 4 rows, then 64
+    /// bytes more, then a checksum that does not match.
+    @Test("a Deflate strip whose stream runs past the strip's bytes to a checksum that does not match is corrupt; the same strip intact reads")
+    func deflateChecksum() throws {
+        let folder = try TemporaryFolder()
+        let width = 8, height = 8, rowsPerStrip = 4
+        let samples = (0..<(width * height * 3)).map { UInt16(truncatingIfNeeded: $0 &* 977 &+ 1234) }
+        func write(_ path: String, damaged: Bool) throws {
+            let tif = try #require(TIFFOpen(path, "w"))
+            for (tag, value) in [(TIFFTAG_IMAGEWIDTH, width), (TIFFTAG_IMAGELENGTH, height), (TIFFTAG_ROWSPERSTRIP, rowsPerStrip)] {
+                _ = cc_tiff_set_u32(tif, UInt32(tag), UInt32(value))
+            }
+            for (tag, value) in [(TIFFTAG_BITSPERSAMPLE, 16), (TIFFTAG_SAMPLESPERPIXEL, 3), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB)),
+                                 (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)), (TIFFTAG_COMPRESSION, Int(COMPRESSION_ADOBE_DEFLATE))] {
+                _ = cc_tiff_set_u16(tif, UInt32(tag), UInt16(value))
+            }
+            for strip in 0..<(height / rowsPerStrip) {
+                let count = rowsPerStrip * width * 3
+                var data = samples[(strip * count)..<((strip + 1) * count)].withUnsafeBytes { [UInt8]($0) }
+                if damaged && strip == 1 { data += [UInt8](repeating: 0xA5, count: 64) }
+                var packed = [UInt8](repeating: 0, count: Int(compressBound(uLong(data.count))))
+                var packedCount = uLong(packed.count)
+                #expect(compress2(&packed, &packedCount, data, uLong(data.count), 6) == Z_OK)
+                if damaged && strip == 1 { packed[Int(packedCount) - 1] ^= 0x5A }  // the checksum's last byte
+                #expect(TIFFWriteRawStrip(tif, UInt32(strip), &packed, tmsize_t(packedCount)) == tmsize_t(packedCount))
+            }
+            TIFFClose(tif)
+        }
+        let intact = folder.file("intact.tif"), damaged = folder.file("damaged.tif")
+        try write(intact, damaged: false)
+        try write(damaged, damaged: true)
+        #expect(try TIFFReader.read(path: intact).image.samples == (0..<(width * height * 3)).map { k in
+            // planar Float from interleaved samples
+            let plane = k / (width * height), pixel = k % (width * height)
+            return Float(samples[pixel * 3 + plane])
+        })
+        let error = readError(damaged)
+        guard case .corrupt(let p, let detail) = error else {
+            Issue.record("a checksum that does not match must be corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(p == damaged && detail.contains("strip 1") && detail.contains("Adler-32"), "\(detail)")
+    }
+
     @Test("truncated files are corrupt", arguments: TIFFWriteOptions.Compression.allCases)
     func truncatedHalf(_ compression: TIFFWriteOptions.Compression) throws {
         let folder = try TemporaryFolder()

@@ -52,6 +52,9 @@ struct TIFFLayout: Sendable {
     /// The Orientation tag (274, TIFF 6.0 section 8), 1…8: where the stored row 0 and column 0
     /// are meant to be shown. The samples are decoded as stored, not turned.
     let orientation: Int
+    /// Deflate (8 or 32946): each chunk is a zlib stream whose Adler-32 the decoder checks
+    /// (`cc_tiff_deflate_chunk_is_intact`).
+    let isDeflate: Bool
 
     /// Rows covered by one strip or one row of tiles.
     var rowsPerUnit: Int {
@@ -231,6 +234,7 @@ struct TIFFLayout: Sendable {
         self.chunking = chunking
         self.chunkByteCount = chunkByteCount
         self.orientation = Int(orientation)
+        isDeflate = compression == 8 || compression == 32946
     }
 
     /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.

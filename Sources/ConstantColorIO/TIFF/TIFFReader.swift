@@ -252,6 +252,17 @@ public enum TIFFReader {
                             + (libtiff.isEmpty ? "" : ": \(libtiff)"))
         }
 
+        /// A Deflate chunk whose zlib stream does not end with a matching checksum: the file is
+        /// damaged, though libtiff decoded it (LZW and PackBits carry no checksum to test).
+        func deflateDamage(_ what: String, _ index: UInt32, expected: Int) -> TIFFError? {
+            guard layout.isDeflate else { return nil }
+            switch cc_tiff_deflate_chunk_is_intact(tif, index, UInt64(expected)) {
+            case 1: return nil
+            case 0: return .corrupt(path: path, detail: "\(what) \(index) is damaged: its Deflate data do not inflate to a stream whose Adler-32 checksum matches (RFC 1950)")
+            default: return failure(what, index, got: -1, expected: expected)
+            }
+        }
+
         switch layout.chunking {
         case .strips(let rowsPerStrip):
             let stripsPerPlane = layout.unitCount
@@ -266,6 +277,7 @@ public enum TIFFReader {
                     guard got >= expected, handle.messages.errorCount == errorsBefore else {
                         return failure("strip", strip, got: got, expected: expected)
                     }
+                    if let damaged = deflateDamage("strip", strip, expected: expected) { return damaged }
                     convertBlock(source: source, rows: rows, columns: width, sourceRowStride: rowSamples,
                                  sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
                                  destination: output.base + plane * planeSize + y0 * width,
@@ -286,6 +298,7 @@ public enum TIFFReader {
                         guard got >= expected, handle.messages.errorCount == errorsBefore else {
                             return failure("tile", tile, got: got, expected: expected)
                         }
+                        if let damaged = deflateDamage("tile", tile, expected: expected) { return damaged }
                         convertBlock(source: source, rows: rows, columns: columns, sourceRowStride: rowSamples,
                                      sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
                                      destination: output.base + plane * planeSize + y0 * width + x0,
