@@ -84,6 +84,8 @@ struct SynthCommand: ParsableCommand {
         if let e = exposureError, !(e >= 0 && e < 0.5) { throw ValidationError("--exposure-error must be in [0, 0.5)") }
         if exposureError != nil && exposureFactors != nil { throw ValidationError("give --exposure-error or --exposure-factors, not both") }
         guard readoutMs >= 0 && readoutMs.isFinite else { throw ValidationError("--readout-ms must be >= 0") }
+        // (A phase of NaN or infinity hung the renderer: reducing it to one cycle never ends.)
+        if let p = flickerPhase, !p.isFinite { throw ValidationError("--flicker-phase must be a finite number of cycles") }
         guard ["disc", "square"].contains(movingObjectShape) else { throw ValidationError("--moving-object-shape must be disc or square") }
         if let f = flashShading, !(f >= 0 && f <= 1) { throw ValidationError("--flash-shading must be in [0, 1]") }
         if let d = demosaic, Demosaic(rawValue: d) == nil {

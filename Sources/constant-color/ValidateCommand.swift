@@ -128,9 +128,15 @@ struct ValidateCommand: ParsableCommand {
             checks.append(ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
                                                      tolerance: String(format: "<= %g", maxRepeatability),
                                                      passed: set.meanRepeatability <= maxRepeatability))
-            checks.append(ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
-                                                     tolerance: String(format: ">= %g", minVarianceReduction),
-                                                     passed: set.varianceReduction >= minVarianceReduction))
+            // Undefined (NaN) where the ambient photos do not vary across the conditions: nothing to
+            // reduce, so no check (it failed as "variance reduction nan" on a set of identical conditions).
+            if set.varianceReduction.isNaN {
+                progress.say("variance reduction not checked: the ambient photos' patch colours do not vary across the conditions (under half a CIELAB unit RMS), so there is no variance to reduce")
+            } else {
+                checks.append(ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
+                                                         tolerance: String(format: ">= %g", minVarianceReduction),
+                                                         passed: set.varianceReduction >= minVarianceReduction))
+            }
         }
         if let c = minPatchConfidence {
             checks.append(ValidationHTMLReport.Check(metric: "mean patch confidence", value: set.meanPatchConfidence,

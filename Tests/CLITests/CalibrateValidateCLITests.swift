@@ -433,6 +433,18 @@ struct CalibrateValidateCLITests {
         #expect(strict.status == 1 && strict.stderr.contains("check failed"), "\(strict.stderr)")
     }
 
+    @Test("validate on two copies of one condition: the variance reduction, undefined without variance, is said not checked (it failed as 'nan'); the other checks decide")
+    func identicalConditions() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["a", "b"] {
+            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: dir.appendingPathComponent(name).path)
+        }
+        let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
+        #expect(r.status == 0 && r.stderr.contains("variance reduction not checked") && !r.stderr.contains("check failed"), "\(r.stderr)")
+    }
+
     /// SPEC 3's `validate DIR`: the set names its profiles in profiles.json (relative to its folder),
     /// and the run is the one with `--camera` and `--flash` given; a flag overrides the file for its
     /// profile; a set without the file, or a file without a key, is refused in one line.

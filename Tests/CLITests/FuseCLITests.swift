@@ -709,6 +709,12 @@ struct FuseCLITests {
         let steep = try CLI.run(["synth", "--light", "planckian:4000@100", "--gradient", "-2.5", "--width", "64", "--height", "48",
                                  "--spectra", spectraFolder, "--out", pair.file("steep")])
         #expect(steep.status == 2 && steep.stderr.contains("--gradient must be within ±2"), "\(steep.stderr)")
+        // A flicker phase that is no number (it hung the renderer).
+        for phase in ["nan", "inf"] {
+            let r = try CLI.run(["synth", "--light", "planckian:4000@100", "--flicker", "100:0.2", "--flicker-phase", phase,
+                                 "--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("phase")])
+            #expect(r.status == 2 && r.stderr.contains("--flicker-phase"), "\(phase): \(r.stderr)")
+        }
         let spectra = CalibrateValidateCLITests.root + "/fixtures/spectra/"
         var spd = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
         spd["values"] = .array((spd["values"]!.array!).enumerated().map { k, v in k == 3 ? .number(-0.5) : v })

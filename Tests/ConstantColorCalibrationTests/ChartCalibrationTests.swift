@@ -212,6 +212,28 @@ struct ChartCalibrationTests {
         #expect(throws: JSONFileError.self) {
             try ChartDescription(json: .object(["illuminant": .number(65), "patches": .array([patch])]), file: "c.json")
         }
+        // A name given twice; a square that holds no pixel centre; a centre no image has.
+        func refused(_ patches: [JSONValue], mentioning key: String) {
+            do {
+                _ = try ChartDescription(json: .object(["illuminant": .string("D65"), "patches": .array(patches)]), file: "c.json")
+                Issue.record("read: \(patches)")
+            } catch {
+                #expect("\(error)".contains("c.json") && "\(error)".contains(key), "\(error)")
+            }
+        }
+        func changed(_ key: String, _ value: JSONValue, _ more: [String: JSONValue] = [:]) -> JSONValue {
+            var o = patch.object!; o[key] = value
+            for (k, v) in more { o[k] = v }
+            return .object(o)
+        }
+        refused([patch, patch], mentioning: "patches[1].name")
+        refused([changed("halfSize", .number(0.1))], mentioning: "patches[0].halfSize")
+        refused([changed("center", .array([.number(1e20), .number(10)]))], mentioning: "patches[0].center")
+        // A square of side 0.2 that does hold a pixel centre (10.5) is read.
+        #expect(try ChartDescription(json: .object(["illuminant": .string("D65"),
+                                                    "patches": .array([changed("center", .array([.number(10.5), .number(10.5)]),
+                                                                               ["halfSize": .number(0.1)])])]),
+                                     file: "c.json").patches.count == 1)
         #expect(throws: JSONFileError.missingKey(file: "t.json", key: "patches' (a chart description) or 'chart")) { try ChartDescription(json: .object(["illuminant": .string("D65")]), file: "t.json") }
         #expect(throws: JSONFileError.invalidValue(file: "c.json", key: "illuminant", expected: "\"D65\" or \"D50\"")) {
             try ChartDescription(json: .object(["illuminant": .string("A"), "patches": .array([patch])]), file: "c.json")

@@ -68,9 +68,24 @@ public struct ChartDescription: Sendable, Equatable {
         for (k, item) in items.enumerated() {
             let p = try JSONObjectReader(item, file: file, prefix: root.prefix + "patches[\(k)].")
             let name = (try? p.string("name")) ?? "patch \(k + 1)"
+            // Patches are told apart by name in every message and in the profile's metadata: a name
+            // given twice (a copy-paste slip) made the fit blame the wrong patch.
+            if let first = patches.firstIndex(where: { $0.name == name }) {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "name",
+                                                 expected: "a name no other patch has ('\(name)' is patches[\(first)]'s)")
+            }
             let c = try p.numbers("center", count: 2)
+            guard c.allSatisfy({ abs($0) <= 1e7 }) else {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "center", expected: "[x, y] in pixels (within ±10⁷)")
+            }
             let h = try p.number("halfSize")
-            guard h > 0 else { throw JSONFileError.invalidValue(file: file, key: p.prefix + "halfSize", expected: "positive") }
+            guard h > 0, h <= 1e7 else { throw JSONFileError.invalidValue(file: file, key: p.prefix + "halfSize", expected: "positive (pixels, at most 10⁷)") }
+            // The sampled square holds the pixels whose centres (i + 0.5, j + 0.5) lie in it: none for
+            // a half size well under half a pixel, which was then said to be a clipped patch.
+            guard PatchSquare(center: SIMD2(c[0], c[1]), halfSize: h).pixelCount > 0 else {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "halfSize",
+                                                 expected: "large enough that the square of side 2·halfSize around the center holds a pixel centre (\(h) holds none)")
+            }
             let l = try p.numbers("lab", count: 3)
             let lab = SIMD3(l[0], l[1], l[2])
             guard lab.x >= 0, lab.x <= 100 else {

@@ -123,9 +123,12 @@ public struct Flicker: Sendable, Equatable {
         self.frameReadoutSeconds = frameReadoutSeconds; self.interFrameSeconds = interFrameSeconds; self.phaseCycles = phaseCycles
     }
 
-    /// The phase for a render seed.
+    /// The phase for a render seed (a given `phaseCycles` must be finite: NaN hung the renderer).
     public func phase(seed: UInt64) -> Double {
-        if let phaseCycles { return phaseCycles }
+        if let phaseCycles {
+            precondition(phaseCycles.isFinite, "the flicker phase must be a finite number of cycles")
+            return phaseCycles
+        }
         var r = SplitMix64(seed: seed ^ 0xF11C_0000_0000_0002)
         return Double(r.next() >> 11) * 0x1.0p-53
     }
