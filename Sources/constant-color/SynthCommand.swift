@@ -43,11 +43,11 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Camera sensitivity file (in the spectral folder, or a path).") var camera: String = "camera-nikon-5100-npl.json"
     @Option(help: "Flash SPD file (in the spectral folder, or a path).") var flash: String = "flash-phosphor-led-yag.json"
     @Option(parsing: .unconditional, help: "Flash illuminance on the chart centre, lux.") var flashLux: Double = 400
-    @Option(parsing: .unconditional, help: "Ambient gradient across the width for --light (relative, within ±2: the light goes from 1 − G/2 to 1 + G/2 across the frame).")
-    var gradient: Double = 0.3
+    @Option(parsing: .unconditional, help: "Ambient gradient across the width for --light (relative, within ±2: the light goes from 1 − G/2 to 1 + G/2 across the frame; default 0.3).")
+    var gradient: Double?
     @Flag(help: "No ambient shadow (with --light).") var noShadow = false
     @Flag(help: "No flash highlights (with --light).") var noSpeculars = false
-    @Option(help: "Camera motion dx,dy,degrees at 600 px width (with --light).") var motion: String = "2.37,-1.61,0.35"
+    @Option(help: "Camera motion dx,dy,degrees at 600 px width (with --light; default 2.37,-1.61,0.35; each within ±1000).") var motion: String?
     @Flag(help: "No noise (expected values, rounded).") var noNoise = false
     @Flag(help: "With --darkroom (or the darkroom preset), skip the dark frame dark.tif.") var noDarkFrame = false
     @Option(help: "TIFF compression: none, lzw or deflate.") var compression: String = "deflate"
@@ -94,7 +94,16 @@ struct SynthCommand: ParsableCommand {
         _ = try effects(key: "check")
         guard flashLux > 0, flashLux.isFinite else { throw ValidationError("--flash-lux must be positive") }
         // The light is 1 + G·(x/W − ½): beyond ±2 one side of the frame gets negative light.
-        guard abs(gradient) <= 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
+        // The scene options describe a --light scene; a preset, a set or a dark-room capture fixes its
+        // own (they were ignored without a word).
+        if light.isEmpty {
+            let sceneOnly = [("--gradient", gradient != nil), ("--no-shadow", noShadow), ("--no-speculars", noSpeculars),
+                             ("--motion", motion != nil)].filter(\.1).map(\.0)
+            if !sceneOnly.isEmpty {
+                throw ValidationError("\(sceneOnly.joined(separator: ", ")) describe a --light scene; a preset, a set or a dark-room capture has its own")
+            }
+        }
+        guard abs(gradient ?? 0) <= 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
         // A dark-room capture has no ambient frame: the pair's faults have nothing to act on.
         if darkroom || preset == "darkroom" {
             let pairOnly = [("--exposure-error", exposureError != nil), ("--exposure-factors", exposureFactors != nil),
@@ -195,13 +204,16 @@ struct SynthCommand: ParsableCommand {
         } else if darkroom {
             jobs = [(.darkroom, out, seed)]
         } else {
-            let m = motion.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard m.count == 3 else { throw ValidationError("--motion must be dx,dy,degrees") }
+            let m = (motion ?? "2.37,-1.61,0.35").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            // (A motion of 1e9 px rendered an ambient frame of nothing.)
+            guard m.count == 3, m.allSatisfy({ abs($0) <= 1000 }) else {
+                throw ValidationError("--motion must be dx,dy,degrees, each within ±1000")
+            }
             let lights = try light.map { text in
                 do { return try AmbientLight(parsing: text) } catch { throw ValidationError("--light: \(error)") }
             }
             let c = SynthCondition(name: name, description: description ?? light.joined(separator: " + "), lights: lights,
-                                   gradient: gradient, shadow: !noShadow, speculars: !noSpeculars,
+                                   gradient: gradient ?? 0.3, shadow: !noShadow, speculars: !noSpeculars,
                                    motion: RigidMotion(translationXPx: m[0], translationYPx: m[1], rotationDegrees: m[2]))
             jobs = [(c, out, seed)]
         }

@@ -162,10 +162,11 @@ struct FuseBatchCLITests {
         try TIFFWriter.write(PairFolder.frame(flash: false), to: pair.file("bare-ambient.tif"), options: TIFFWriteOptions(sampleType: .uint16))
         let out = pair.file("batch")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-        // PairFolder's exposures as its files' EXIF holds them (32-bit floats: 1/125 s is 0.008000000380
-        // there), so that the tagged pair is the same measurement.
+        // PairFolder's exposures as the reader takes them from its files' EXIF (rationals handed over
+        // as 32-bit floats, read as the shortest decimal of that float: 1/125 s is 0.008), so that the
+        // tagged pair is the same measurement.
         func asStored(_ e: ExposureSettings) -> String {
-            [e.exposureTimeSeconds, e.fNumber, e.isoSpeed].map { "\(Double(Float($0)))" }.joined(separator: ",")
+            [e.exposureTimeSeconds, e.fNumber, e.isoSpeed].map { "\(Double(String(Float($0)))!)" }.joined(separator: ",")
         }
         let flashExposure = asStored(PairFolder.flashExposure), ambientExposure = asStored(PairFolder.ambientExposure)
         try "bare-flash.tif\tbare-ambient.tif\tgiven\t\(flashExposure)\t\(ambientExposure)\nbare-flash.tif\tbare-ambient.tif\tmissing\n"

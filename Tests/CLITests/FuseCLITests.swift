@@ -715,6 +715,13 @@ struct FuseCLITests {
                                  "--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("phase")])
             #expect(r.status == 2 && r.stderr.contains("--flicker-phase"), "\(phase): \(r.stderr)")
         }
+        // A --light scene's options with a preset (they were ignored), and a motion out of any frame.
+        let ignored = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--motion", "5,0,0", "--no-shadow", "--width", "64", "--height", "48",
+                                   "--spectra", spectraFolder, "--out", pair.file("ignored")])
+        #expect(ignored.status == 2 && ignored.stderr.contains("--no-shadow, --motion describe a --light scene"), "\(ignored.stderr)")
+        let far = try CLI.run(["synth", "--light", "planckian:4000@100", "--motion", "1e9,0,0", "--width", "64", "--height", "48",
+                               "--spectra", spectraFolder, "--out", pair.file("far")])
+        #expect(far.status == 2 && far.stderr.contains("--motion must be"), "\(far.stderr)")
         let spectra = CalibrateValidateCLITests.root + "/fixtures/spectra/"
         var spd = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
         spd["values"] = .array((spd["values"]!.array!).enumerated().map { k, v in k == 3 ? .number(-0.5) : v })

@@ -126,7 +126,12 @@ public enum TIFFReader {
         let tif = handle.tif
         func number(_ tag: UInt32) -> Double? {
             var value = 0.0
-            return cc_tiff_get_number(tif, tag, &value) == 1 ? value : nil
+            guard cc_tiff_get_number(tif, tag, &value) == 1 else { return nil }
+            // libtiff hands EXIF's rationals (ExposureTime, FNumber) over as 32-bit floats: f/1.8
+            // (18/10) came out as 1.7999999523162842. A value a float holds exactly is taken as the
+            // shortest decimal that reads back as that float (1.8); integers are unchanged.
+            if let f = Float(exactly: value), f.isFinite, let d = Double(String(f)) { return d }
+            return value
         }
         let tags = (time: UInt32(EXIFTAG_EXPOSURETIME), fNumber: UInt32(EXIFTAG_FNUMBER),
                     iso: UInt32(EXIFTAG_ISOSPEEDRATINGS))
