@@ -128,9 +128,10 @@ struct ValidateCommand: ParsableCommand {
             checks.append(ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
                                                      tolerance: String(format: "<= %g", maxRepeatability),
                                                      passed: set.meanRepeatability <= maxRepeatability))
-            // Undefined (NaN) where the ambient photos do not vary across the conditions: nothing to
-            // reduce, so no check (it failed as "variance reduction nan" on a set of identical conditions).
-            if set.varianceReduction.isNaN {
+            // Undefined where the ambient photos do not vary across the conditions: nothing to reduce,
+            // so no check (it failed as "variance reduction nan" on a set of identical conditions). A
+            // NaN for any other reason still fails.
+            if set.meanAmbientPhotoVariance <= SetScore.leastAmbientVariance {
                 progress.say("variance reduction not checked: the ambient photos' patch colours do not vary across the conditions (under half a CIELAB unit RMS), so there is no variance to reduce")
             } else {
                 checks.append(ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,

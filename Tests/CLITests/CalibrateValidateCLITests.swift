@@ -1,5 +1,6 @@
 import ConstantColor
 import ConstantColorIO
+import CTIFF
 import Foundation
 import Testing
 
@@ -443,6 +444,41 @@ struct CalibrateValidateCLITests {
         let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
                              "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(r.status == 0 && r.stderr.contains("variance reduction not checked") && !r.stderr.contains("check failed"), "\(r.stderr)")
+    }
+
+    @Test("validate refuses a condition's frame whose EXIF exposure no camera records before the run says anything, naming the file (it named none, after the first conditions' lines)")
+    func implausibleExposureInASet() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["a", "b"] {
+            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: dir.appendingPathComponent(name).path)
+        }
+        // b's flash frame rewritten with its samples and an exposure time of 2·10⁵ s in IFD0.
+        let path = dir.appendingPathComponent("b/flash.tif").path
+        let image = try TIFFReader.read(path: path).image
+        try FileManager.default.removeItem(atPath: path)
+        let tif = try #require(TIFFOpen(path, "w"))
+        for (tag, value) in [(TIFFTAG_IMAGEWIDTH, image.width), (TIFFTAG_IMAGELENGTH, image.height), (TIFFTAG_ROWSPERSTRIP, image.height)] {
+            _ = cc_tiff_set_u32(tif, UInt32(tag), UInt32(value))
+        }
+        for (tag, value) in [(TIFFTAG_BITSPERSAMPLE, 16), (TIFFTAG_SAMPLESPERPIXEL, 3), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB)),
+                             (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG))] {
+            _ = cc_tiff_set_u16(tif, UInt32(tag), UInt16(value))
+        }
+        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
+        #expect(cc_tiff_set_double(tif, 33434, 2e5) == 1 && cc_tiff_set_double(tif, 33437, 2.8) == 1)
+        var iso: UInt16 = 100
+        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
+        var row = [UInt16](repeating: 0, count: 3 * image.width)
+        for y in 0..<image.height {
+            for x in 0..<image.width { for c in 0..<3 { row[3 * x + c] = UInt16(image[x, y, c]) } }
+            #expect(TIFFWriteScanline(tif, &row, UInt32(y), 0) == 1)
+        }
+        TIFFClose(tif)
+        let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
+        #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("b/flash.tif")
+                && r.stderr.contains("exposure time 200000.0 s is outside"), "\(r.stderr)")
     }
 
     /// SPEC 3's `validate DIR`: the set names its profiles in profiles.json (relative to its folder),

@@ -55,15 +55,18 @@ struct StageTests {
 
     @Test("a sample far below the black level (a float file's no-data value) is flagged and taken at the floor: one pixel cannot make the frame's moments infinite")
     func farBelowBlackIsFloored() throws {
-        var raw = PlanarImage(width: 2, height: 1, channelCount: 3)
-        for c in 0..<3 { raw[0, 0, c] = 1000; raw[1, 0, c] = 1000 }
+        // 19 pixels: the no-data value at x = 1 (the eight-at-a-time loop) and x = 17 (the rest).
+        var raw = PlanarImage(width: 19, height: 1, channelCount: 3)
+        for x in 0..<19 { for c in 0..<3 { raw[x, 0, c] = 1000 } }
         raw[1, 0, 1] = -3.4028235e38
+        raw[17, 0, 2] = -3.4028235e38
         let e = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 100)
         let f = ExposureNormalization.normalize(raw: raw, exposure: e, camera: SyntheticScene.camera)
-        #expect(f.clipped == [0, LinearFrame.belowFloor])
+        #expect(f.clipped == (0..<19).map { $0 == 1 || $0 == 17 ? LinearFrame.belowFloor : 0 })
         let floor = f.image[1, 0, 1]
         #expect(floor.isFinite && floor < 0 && (floor * floor).isFinite, "\(floor)")
-        #expect(f.image[1, 0, 0] == f.image[0, 0, 0])
+        #expect(f.image[17, 0, 2] == floor)
+        #expect(f.image[1, 0, 0] == f.image[0, 0, 0] && f.image[17, 0, 1] == f.image[0, 0, 1])
     }
 
     func confidence(flashGain: Double, ambient: SIMD3<Double>, clipDisk: (Double, Double, Double)? = nil) throws -> FusionResult {

@@ -19,6 +19,9 @@ public struct SetScore: Sendable {
     /// The ambient photos' per-patch L*a*b* variance under which the variance reduction is
     /// undefined (0.25: an RMS spread of half a unit).
     public static let leastAmbientVariance = 0.25
+    /// The ambient photos' L*a*b* variance across the conditions, averaged over patches (NaN for
+    /// one condition): `varianceReduction` is undefined where it is under `leastAmbientVariance`.
+    public var meanAmbientPhotoVariance: Double
     /// Mean over conditions of each condition's mean CIEDE2000.
     public var meanAccuracy: Double
     /// Max CIEDE2000 over all patches and conditions.
@@ -91,11 +94,12 @@ public struct SetScore: Sendable {
         // half a CIELAB unit a patch: nothing to reduce): NaN, not −4.5·10⁹ % (a review's set of one
         // ambient frame under two white balances).
         let patchesCounted = Double(max(1, patchCount))
-        varianceReduction = varianceAmbient / patchesCounted > Self.leastAmbientVariance ? 1 - varianceCC / varianceAmbient : .nan
+        meanAmbientPhotoVariance = varianceAmbient / patchesCounted
+        varianceReduction = meanAmbientPhotoVariance > Self.leastAmbientVariance ? 1 - varianceCC / varianceAmbient : .nan
         if conditions.count < 2 {
             // Spread across conditions is undefined for one condition (not 0, which would pass).
             repeatabilityPerPatch = repeatability.map { _ in .nan }
-            meanRepeatability = .nan; p90Repeatability = .nan; varianceReduction = .nan
+            meanRepeatability = .nan; p90Repeatability = .nan; varianceReduction = .nan; meanAmbientPhotoVariance = .nan
             patchesWithoutRepeatability = []
         }
         let withScored = conditions.filter { !$0.scoredPatches.isEmpty }

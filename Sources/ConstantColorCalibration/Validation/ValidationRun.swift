@@ -14,6 +14,8 @@ public enum ValidationRun {
         case incompleteCondition(folder: String, missing: [String])
         /// A frame has no exposure data.
         case noExposure(file: String)
+        /// A frame's EXIF exposure is not one a camera records (`ExposureSettings.validated`).
+        case invalidExposure(file: String, problem: String)
         /// A frame is not 3-channel.
         case notRGB(file: String)
         /// A label map is not single-channel.
@@ -36,6 +38,7 @@ public enum ValidationRun {
                     : "\(d): no such folder"
             case .incompleteCondition(let f, let missing):
                 return "\(f): incomplete condition folder, missing \(missing.joined(separator: ", ")) (a condition needs flash.tif, ambient.tif and truth.json)"
+            case .invalidExposure(let f, let p): return "\(f): EXIF exposure: \(p)"
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO); validate takes each frame's exposure from its file, so write the tags into it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
             case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
@@ -100,14 +103,17 @@ public enum ValidationRun {
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
     /// `Failure.chartMismatch`: the set's figures compare each patch across the conditions, by
     /// position), and `condition.ambientLux`, where present, must be a number ≥ 0. Each condition's
-    /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`).
+    /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`) with a valid exposure.
     public static func preflight(folders: [String]) throws -> SetTruth {
         var first: (file: String, chart: ChartDescription)? = nil
         var truth = SetTruth(ambientLux: [], labelledCount: 0, trueRatioCount: 0)
         for folder in folders {
-            // Each frame a TIFF this tool reads (its header; the samples are read when the condition runs).
+            // Each frame a TIFF this tool reads, with an exposure a camera records (its header and
+            // tags; the samples are read when the condition runs).
             for frame in ["flash.tif", "ambient.tif"] {
-                try TIFFReader.checkHeader(path: (folder as NSString).appendingPathComponent(frame))
+                let path = (folder as NSString).appendingPathComponent(frame)
+                guard let settings = try TIFFReader.checkHeader(path: path).settings else { throw Failure.noExposure(file: path) }
+                do { _ = try settings.validated() } catch { throw Failure.invalidExposure(file: path, problem: error.description) }
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
@@ -159,7 +165,11 @@ public enum ValidationRun {
             let decoded = try TIFFReader.read(path: path(name))
             guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path(name)) }
             guard let settings = decoded.exposure.settings else { throw Failure.noExposure(file: path(name)) }
-            return RawFrame(image: decoded.image, exposure: try settings.validated(), name: path(name))
+            let exposure: ExposureSettings
+            do { exposure = try settings.validated() } catch {
+                throw Failure.invalidExposure(file: path(name), problem: error.description)  // (it named no file)
+            }
+            return RawFrame(image: decoded.image, exposure: exposure, name: path(name))
         }
         let f = try frame("flash.tif"), a = try frame("ambient.tif")
         // The chart's positions are in pixels of the capture truth.json describes.

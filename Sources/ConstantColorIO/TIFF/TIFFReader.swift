@@ -6,10 +6,14 @@ import Foundation
 public enum TIFFReader {
     /// Checks that `path` is a TIFF this reader decodes (its header and the layout of its first
     /// image: size, samples, compression), without reading its samples, so that a command that
-    /// reads many files can refuse a wrong one before it starts; throws what `read` would.
-    public static func checkHeader(path: String, maximumPixelCount: Int = 250_000_000) throws(TIFFError) {
+    /// reads many files can refuse a wrong one before it starts; throws what `read` would. Returns
+    /// the exposure tags, as `read` would (`DecodedTIFF.exposure`).
+    @discardableResult
+    public static func checkHeader(path: String, maximumPixelCount: Int = 250_000_000) throws(TIFFError) -> ExposureFields {
         let handle = try openForReading(path)
         _ = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
+        var warnings: [String] = []
+        return readExposure(handle, warnings: &warnings)
     }
 
     /// `path` opened by libtiff for reading, or the error that says why it cannot be.
@@ -128,9 +132,10 @@ public enum TIFFReader {
             var value = 0.0
             guard cc_tiff_get_number(tif, tag, &value) == 1 else { return nil }
             // libtiff hands EXIF's rationals (ExposureTime, FNumber) over as 32-bit floats: f/1.8
-            // (18/10) came out as 1.7999999523162842. A value a float holds exactly is taken as the
-            // shortest decimal that reads back as that float (1.8); integers are unchanged.
-            if let f = Float(exactly: value), f.isFinite, let d = Double(String(f)) { return d }
+            // (18/10) came out as 1.7999999523162842. A fraction a float holds exactly is taken as the
+            // shortest decimal that reads back as that float (1.8); integers are left as they are
+            // (above 2²⁴ the shortest decimal of a float is not the integer).
+            if value != value.rounded(), let f = Float(exactly: value), let d = Double(String(f)) { return d }
             return value
         }
         let tags = (time: UInt32(EXIFTAG_EXPOSURETIME), fNumber: UInt32(EXIFTAG_FNUMBER),
