@@ -434,13 +434,19 @@ struct CalibrateValidateCLITests {
         #expect(strict.status == 1 && strict.stderr.contains("check failed"), "\(strict.stderr)")
     }
 
+    /// A temporary set of two conditions, `a` and `b`, both copies of the committed 200lux-4000K-on.
+    static func twoCopiesOfOneCondition() throws -> URL {
+        let dir = try temporaryFolder()
+        for name in ["a", "b"] {
+            try FileManager.default.copyItem(atPath: root + "/fixtures/colorchecker/200lux-4000K-on", toPath: dir.appendingPathComponent(name).path)
+        }
+        return dir
+    }
+
     @Test("validate on two copies of one condition: the variance reduction, undefined without variance, is said not checked (it failed as 'nan'); the other checks decide")
     func identicalConditions() throws {
-        let dir = try Self.temporaryFolder()
+        let dir = try Self.twoCopiesOfOneCondition()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["a", "b"] {
-            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: dir.appendingPathComponent(name).path)
-        }
         let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
                              "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(r.status == 0 && r.stderr.contains("variance reduction not checked") && !r.stderr.contains("check failed"), "\(r.stderr)")
@@ -448,11 +454,8 @@ struct CalibrateValidateCLITests {
 
     @Test("validate refuses a condition's frame whose EXIF exposure no camera records before the run says anything, naming the file (it named none, after the first conditions' lines)")
     func implausibleExposureInASet() throws {
-        let dir = try Self.temporaryFolder()
+        let dir = try Self.twoCopiesOfOneCondition()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["a", "b"] {
-            try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: dir.appendingPathComponent(name).path)
-        }
         // b's flash frame rewritten with its samples and an exposure time of 2·10⁵ s in IFD0.
         let path = dir.appendingPathComponent("b/flash.tif").path
         let image = try TIFFReader.read(path: path).image
