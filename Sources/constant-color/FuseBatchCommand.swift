@@ -90,7 +90,8 @@ struct FuseBatchCommand: ParsableCommand {
             }
         }
         guard failed.isEmpty else {
-            throw CLIError(file: list, problem: "\(failed.count) of \(entries.count) pairs failed (\(failed.joined(separator: ", "))); the others were fused")
+            throw CLIError(file: list, problem: "\(failed.count) of \(entries.count) pairs failed (\(failed.joined(separator: ", ")))"
+                           + (failed.count < entries.count ? "; the others were fused" : ""))
         }
         progress.say(entries.count == 1 ? "fused 1 pair" : "fused \(entries.count) pairs")
     }

@@ -715,6 +715,12 @@ struct FuseCLITests {
                                  "--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("phase")])
             #expect(r.status == 2 && r.stderr.contains("--flicker-phase"), "\(phase): \(r.stderr)")
         }
+        // An illuminance that is no number a light gives (inf hung the renderer).
+        for lux in ["inf", "1e308", "-1"] {
+            let r = try CLI.run(["synth", "--light", "planckian:4000@\(lux)", "--width", "64", "--height", "48",
+                                 "--spectra", spectraFolder, "--out", pair.file("lux")])
+            #expect(r.status == 2 && r.stderr.contains("0–1000000 lux"), "\(lux): \(r.stderr)")
+        }
         // A --light scene's options with a preset (they were ignored), and a motion out of any frame.
         let ignored = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--motion", "5,0,0", "--no-shadow", "--width", "64", "--height", "48",
                                    "--spectra", spectraFolder, "--out", pair.file("ignored")])

@@ -137,10 +137,17 @@ public struct AmbientLight: Sendable, Equatable {
         self.spectrum = spectrum; self.lux = lux; self.placement = placement
     }
 
+    /// The illuminances a `SPECTRUM@LUX` may give: 0 to 10⁶ lux, beyond full sunlight (about
+    /// 1.2·10⁵ lux). `inf` hung the renderer; 1e308 rendered frames of nothing but clipped pixels.
+    public static let luxRange: ClosedRange<Double> = 0...1e6
+
     /// Parses `SPECTRUM@LUX[@PLACEMENT]`, e.g. `planckian:3000@200@left`.
     public init(parsing text: String) throws(LightSourceError) {
         let p = text.split(separator: "@").map(String.init)
-        guard p.count == 2 || p.count == 3, let lux = Double(p[1]), lux >= 0 else { throw .malformedSource(text) }
+        guard p.count == 2 || p.count == 3, let lux = Double(p[1]) else { throw .malformedSource(text) }
+        guard Self.luxRange.contains(lux) else {
+            throw .parameterOutOfRange(source: text, expected: "an illuminance of 0–1000000 lux")
+        }
         self.init(spectrum: try LightSpectrum(parsing: p[0]), lux: lux,
                   placement: p.count == 3 ? try LightPlacement(parsing: p[2]) : .uniform)
     }
