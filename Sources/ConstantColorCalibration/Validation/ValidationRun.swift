@@ -99,6 +99,12 @@ public enum ValidationRun {
         public var trueRatioCount: Int
     }
 
+    /// A frame's exposure from its tags: refused naming `file` where they are missing or no camera's.
+    static func exposure(of fields: ExposureFields, file: String) throws -> ExposureSettings {
+        guard let settings = fields.settings else { throw Failure.noExposure(file: file) }
+        do { return try settings.validated() } catch { throw Failure.invalidExposure(file: file, problem: error.description) }
+    }
+
     /// Reads every condition's truth.json before the run: each must describe the first one's chart
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
     /// `Failure.chartMismatch`: the set's figures compare each patch across the conditions, by
@@ -112,8 +118,7 @@ public enum ValidationRun {
             // tags; the samples are read when the condition runs).
             for frame in ["flash.tif", "ambient.tif"] {
                 let path = (folder as NSString).appendingPathComponent(frame)
-                guard let settings = try TIFFReader.checkHeader(path: path).settings else { throw Failure.noExposure(file: path) }
-                do { _ = try settings.validated() } catch { throw Failure.invalidExposure(file: path, problem: error.description) }
+                _ = try exposure(of: TIFFReader.checkHeader(path: path), file: path)
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
@@ -164,12 +169,7 @@ public enum ValidationRun {
         func frame(_ name: String) throws -> RawFrame {
             let decoded = try TIFFReader.read(path: path(name))
             guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path(name)) }
-            guard let settings = decoded.exposure.settings else { throw Failure.noExposure(file: path(name)) }
-            let exposure: ExposureSettings
-            do { exposure = try settings.validated() } catch {
-                throw Failure.invalidExposure(file: path(name), problem: error.description)  // (it named no file)
-            }
-            return RawFrame(image: decoded.image, exposure: exposure, name: path(name))
+            return RawFrame(image: decoded.image, exposure: try exposure(of: decoded.exposure, file: path(name)), name: path(name))
         }
         let f = try frame("flash.tif"), a = try frame("ambient.tif")
         // The chart's positions are in pixels of the capture truth.json describes.
