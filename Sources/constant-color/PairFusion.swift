@@ -108,7 +108,13 @@ enum PairFusion {
         options.renderFallback = pair.fallback != nil
         options.produceLinear = pair.linear != nil
         // Nothing is said before the pair is known to be one the pipeline can process.
-        try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, flashProfile: setup.flashProfile, options: options)
+        do {
+            try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, flashProfile: setup.flashProfile, options: options)
+        } catch let error as FusionError {
+            // The shading map's aspect is the flash profile's problem: named with its file.
+            guard case .shadingAspect = error else { throw error }
+            throw CLIError(file: flags.flashProfile, problem: "\(error) (\(pair.flash))")
+        }
         if sayProfileNotes { for line in setup.profileNotes { progress.say(line) } }
         for line in flashLoaded.warnings + ambientLoaded.warnings { progress.say(line) }
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
@@ -127,7 +133,14 @@ enum PairFusion {
                                             flashProfile: setup.flashProfile, options: options)
         timer.lap("pipeline")
         for line in FusionWarnings.lines(result, cameraPath: flags.camera, blackLevel: setup.cameraProfile.blackLevel) { progress.say(line) }
-        progress.say("registered (\(result.report.registration.model.rawValue), residual \(String(format: "%.3f", result.report.registration.residual))); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
+        let registration = result.report.registration
+        let registered: String
+        switch registration.notRegistered {
+        case nil: registered = "registered (\(registration.model.rawValue), residual \(String(format: "%.3f", registration.residual)))"
+        case .noAmbientLight?: registered = "not registered (the ambient frame holds no light: nothing to align)"
+        case .noSharedStructure?: registered = "not registered (no structure shared by the frames: taken as captured)"
+        }
+        progress.say("\(registered); mean confidence \(String(format: "%.3f", result.report.centerWeightedMeanConfidence)) -> \(result.report.decision.rawValue); colour confidence \(String(format: "%.3f", result.report.colorConfidence.centerWeightedMean))")
 
         // The output files are independent: written at the same time, one thread each, into
         // temporary files that are renamed into place together once all are written (a failure in

@@ -8,10 +8,7 @@ enum ProfileWarnings {
     /// colorimetric uncertainty where the confidence is to count it.
     static func lines(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String,
                       countColorimetricUncertainty: Bool) -> [String] {
-        var lines: [String] = []
-        if let expected = flash.cameraName, expected != camera.name {
-            lines.append("warning: \(flashPath) was calibrated for camera '\(expected)', and \(cameraPath) is '\(camera.name)': its matrix and white are that camera's")
-        }
+        var lines = [cameraMismatch(camera: camera, cameraPath: cameraPath, flash: flash, flashPath: flashPath)].compactMap { $0 }
         // Said, not guessed: the flash's colour across the frame is a property of the flash and
         // lens, unknown until measured. A synthetic phosphor LED that loses 12 % of its blue band
         // at the frame's corner (camera blue/green −6 %) left 5.7–7.8 % of the confident pixels
@@ -23,5 +20,12 @@ enum ProfileWarnings {
             lines.append("warning: \(flashPath) has no colorimetricUncertainty: the confidence map counts the measurement only, not the matrix's error by colour (calibrate spectral or chart writes it)")
         }
         return lines
+    }
+
+    /// The warning for a flash profile calibrated for another camera than `camera` (nil: the same,
+    /// or not recorded); `calibrate flat-field` says it too, whose map is that camera's response.
+    static func cameraMismatch(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String) -> String? {
+        guard let expected = flash.cameraName, expected != camera.name else { return nil }
+        return "warning: \(flashPath) was calibrated for camera '\(expected)', and \(cameraPath) is '\(camera.name)': its matrix and white are that camera's"
     }
 }

@@ -211,7 +211,10 @@ struct ValidateCommand: ParsableCommand {
                 }
             }
             print("ratio |relative error| vs truth: EXIF mean \(pct(set.nominalRatioErrorMean)) max \(pct(set.nominalRatioErrorMax)); estimate mean \(pct(set.ratioErrorMean)) max \(pct(set.ratioErrorMax))"
-                  + (set.ratioErrorMean == nil ? " (no report carries exposure.\(ExposureRatioScore.estimatedKey))" : ""))
+                  + (set.ratioErrorMean != nil ? ""
+                     : scores.contains { $0.exposureRatio?.estimated != nil }
+                     ? " (no truth.json gives the true ratio, exposure.effectiveAmbientToFlashRatio or trueAmbientToFlashRatio, to measure the errors against)"
+                     : " (no report carries exposure.\(ExposureRatioScore.estimatedKey))"))
         }
         if scores.count < 2 { print("n/a repeatability and variance reduction (they compare conditions; the set has one)") }
         for c in checks {

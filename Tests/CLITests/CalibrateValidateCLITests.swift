@@ -191,6 +191,19 @@ struct CalibrateValidateCLITests {
         try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: shifted))
         try expectBadInput(chartArguments(Self.darkroom, chart: shifted, out: dir), in: dir,
                            mentions: ["darkroom.tif", "patch 'dark skin'", "not one uniform surface", "do not fit the image"])
+        // No neutral patch (each made chromatic): the chart's fault, named with the chart, not the capture.
+        truth = try JSONValue.read(path: Self.darkroomTruth).object!
+        chart = truth["chart"]!.object!
+        chart["patches"] = .array(chart["patches"]!.array!.map { p in
+            var o = p.object!
+            let lab = o["lab"]!.array!.map { $0.double! }
+            o["lab"] = .array([.number(lab[0]), .number(lab[1] + 20), .number(lab[2])]); return .object(o)
+        })
+        truth["chart"] = .object(chart)
+        let chromatic = dir.appendingPathComponent("chromatic.json").path
+        try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: chromatic))
+        try expectBadInput(chartArguments(Self.darkroom, chart: chromatic, out: dir), in: dir,
+                           mentions: ["chromatic.json: the chart has 0 neutral patch(es)"])
         // Malformed JSON.
         let malformed = dir.appendingPathComponent("malformed.json").path
         try Data("{\"patches\": [".utf8).write(to: URL(fileURLWithPath: malformed))
@@ -450,6 +463,20 @@ struct CalibrateValidateCLITests {
         let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
                              "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(r.status == 0 && r.stderr.contains("variance reduction not checked") && !r.stderr.contains("check failed"), "\(r.stderr)")
+    }
+
+    @Test("validate on a user's set whose truth.json holds only the chart: the ratio's errors are said unmeasured for want of the true ratio (it said no report carried the estimate, which the table showed)")
+    func chartOnlyTruth() throws {
+        let dir = try Self.twoCopiesOfOneCondition()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["a", "b"] {
+            let path = dir.appendingPathComponent(name + "/truth.json").path
+            let chart = try #require(try JSONValue.read(path: path).object?["chart"])
+            try JSONValue.object(["chart": chart]).encodedData(file: "test").write(to: URL(fileURLWithPath: path))
+        }
+        let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
+        #expect(r.stdout.contains("no truth.json gives the true ratio") && !r.stdout.contains("no report carries"), "\(r.stdout)")
     }
 
     @Test("validate refuses a condition's frame whose EXIF exposure no camera records before the run says anything, naming the file (it named none, after the first conditions' lines)")

@@ -122,6 +122,13 @@ struct FuseCLITests {
         try expectBadInput(pair, pair.fuseArguments(), mention: "ambient.tif")
         let ok = try CLI.run(pair.fuseArguments(["--ambient-exposure", "1/30,2.8,200"]))
         #expect(ok.status == 0, "\(ok.stderr)")
+        // An EXIF directory that cannot be read (its entry count wrecked; the writer puts it right
+        // after the header) is said as that, not as missing tags.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pair.file("flash.tif"))))
+        bytes[8] = 0xFF; bytes[9] = 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: pair.file("flash.tif")))
+        try FileManager.default.removeItem(atPath: pair.file("out.tif"))
+        try expectBadInput(pair, pair.fuseArguments(["--ambient-exposure", "1/30,2.8,200"]), mention: "EXIF directory at offset 8 could not be read")
     }
 
     @Test("a profile missing a key: exit 2 naming the key and file")
@@ -165,8 +172,29 @@ struct FuseCLITests {
         let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json")]))
         #expect(r.status != 2, "\(r.stderr)")
         let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
-        let residual = try #require(report["registration"]?.object?["residual"])
-        #expect(residual.string == "inf", "\(residual)")
+        let registration = try #require(report["registration"]?.object)
+        #expect(registration["residual"]?.string == "inf", "\(registration)")
+        // Nothing to align: taken as captured (a fit on rounding noise had moved the frame by 32 px),
+        // said as that, not as frames of another scene.
+        #expect(registration["notRegistered"]?.string == "noSharedStructure", "\(registration)")
+        #expect(registration["translationPixels"]?.array?.compactMap(\.double) == [0, 0], "\(registration)")
+        #expect(r.stderr.contains("share no structure") && !r.stderr.contains("structure unexplained"), "\(r.stderr)")
+    }
+
+    @Test("a dark-room pair (the ambient frame holds no light): not registered and said so, with no warning of frames of another scene")
+    func darkRoomPairIsNotRegistered() throws {
+        let root = FlatFieldCLITests.root, folder = root + "/fixtures/colorchecker/darkroom"
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let report = dir.appendingPathComponent("report.json").path
+        let r = try CLI.run(["fuse", folder + "/darkroom.tif", folder + "/dark.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "-o", dir.appendingPathComponent("out.tif").path, "--report", report])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("not registered (the ambient frame holds no light") && !r.stderr.contains("warning: the registered frames"),
+                "\(r.stderr)")
+        let registration = try JSONValue.read(path: report).object?["registration"]?.object
+        #expect(registration?["notRegistered"]?.string == "noAmbientLight", "\(String(describing: registration))")
     }
 
     @Test("an output that cannot be written (missing folder, a folder, empty path, a file taken for a folder) is refused before the run: exit 2, no output of the set written")

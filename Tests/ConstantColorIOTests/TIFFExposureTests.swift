@@ -196,6 +196,25 @@ struct TIFFExposureTests {
         #expect(decoded.image == written.image)
         #expect(decoded.exposure.settings == nil)
         #expect(decoded.warnings.contains { $0.contains("EXIF directory") }, "\(decoded.warnings)")
+        // Also a note on the exposure, so that a refusal says the directory is unreadable, not the tags missing.
+        #expect(decoded.exposure.notes.contains { $0.contains("EXIF directory at offset 8 could not be read") }, "\(decoded.exposure.notes)")
+    }
+
+    @Test("ISO 65535 in IFD0 beside an EXIF directory that cannot be read: IFD0's values are used, the 65535 note and the unreadable directory both said")
+    func iso65535InIFD0WithUnreadableEXIF() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("ifd0-65535-bad-exif.tif")
+        let tif = try #require(TIFFOpen(path, "w"))
+        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
+        #expect(cc_tiff_set_double(tif, 33434, 1.0 / 30) == 1)
+        #expect(cc_tiff_set_double(tif, 33437, 4) == 1)
+        var iso: UInt16 = 65535
+        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
+        Self.finishTinyImage(tif, exifOffset: 1 << 30)  // far beyond the file's end
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.exposure.isoSpeed == 65535 && decoded.exposure.fNumber == 4)
+        let notes = decoded.exposure.notes
+        #expect(notes.contains { $0.contains("65535 or more") } && notes.contains { $0.contains("could not be read") }, "\(notes)")
     }
 
     @Test("an exposure tag stored with a type libtiff refuses reads as absent, and libtiff's reason is kept in the notes")

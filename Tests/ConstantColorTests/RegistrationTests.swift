@@ -44,8 +44,8 @@ struct RegistrationTests {
         for i in black.image.samples.indices { black.image.samples[i] = 0 }
         for a in [noise, black] {
             let r = Registration.register(flash: f, ambient: a)
-            #expect(r.ambientFromFlash == .identity && r.residual == .infinity && r.model == .translation,
-                    "\(r.ambientFromFlash.rows) \(r.residual)")
+            #expect(r.ambientFromFlash == .identity && r.residual == .infinity && r.model == .translation
+                    && r.notRegistered == .noAmbientLight, "\(r.ambientFromFlash.rows) \(r.residual)")
         }
         // A forced model is the one reported (the identity is in every model).
         let forced = Registration.register(flash: f, ambient: noise, options: RegistrationOptions(model: .homography))
@@ -57,6 +57,41 @@ struct RegistrationTests {
             exposure: ambientExposure, camera: cam)
         let r = Registration.register(flash: f, ambient: dim)
         #expect(rmsError(r.ambientFromFlash, truth) < 0.1 && r.residual.isFinite, "\(rmsError(r.ambientFromFlash, truth))")
+        #expect(r.notRegistered == nil)
+    }
+
+    @Test("frames that share no structure (a uniform grey card, noisy or noise-free) are taken as captured: identity, noSharedStructure, features uncorrelated; a scene's shifted pair is registered, its features correlated (a fit on noise had moved a grey card's ambient frame by 56 px)")
+    func noSharedStructure() {
+        let cam = SyntheticScene.camera
+        func uniform(_ level: SIMD3<Double>, exposure: ExposureSettings, seed: UInt64?) -> LinearFrame {
+            var img = PlanarImage(width: scene.width, height: scene.height, channelCount: 3)
+            var rng = SplitMix(seed: seed ?? 0)
+            for y in 0..<scene.height {
+                for x in 0..<scene.width {
+                    for c in 0..<3 {
+                        var v = level[c]
+                        if seed != nil { v += cam.noise.variance(signalDN: v, iso: exposure.isoSpeed).squareRoot() * rng.gaussian() }
+                        img[x, y, c] = Float((v + cam.blackLevel).rounded())
+                    }
+                }
+            }
+            return ExposureNormalization.normalize(raw: img, exposure: exposure, camera: cam)
+        }
+        for seed in [nil, 1, 2, 3] as [UInt64?] {
+            let f = uniform(SIMD3(20000, 18000, 15000), exposure: flashExposure, seed: seed)
+            let a = uniform(SIMD3(6000, 5000, 4000), exposure: ambientExposure, seed: seed.map { $0 + 10 })
+            for model in [nil, MotionModel.homography] {
+                let r = Registration.register(flash: f, ambient: a, options: RegistrationOptions(model: model))
+                #expect(r.ambientFromFlash == .identity && r.notRegistered == .noSharedStructure && r.model == model ?? .translation,
+                        "seed \(String(describing: seed)): \(r.ambientFromFlash.rows) \(String(describing: r.notRegistered))")
+                #expect(abs(r.featureCorrelation ?? 0) < 0.2, "\(String(describing: r.featureCorrelation))")
+            }
+        }
+        let truth = Matrix3([1, 0, 1.37, 0, 1, -0.62, 0, 0, 1])
+        let (f, a) = frames(truth)
+        let r = Registration.register(flash: f, ambient: a)
+        #expect(r.notRegistered == nil && (r.featureCorrelation ?? 0) > 0.5 && rmsError(r.ambientFromFlash, truth) < Tolerance.registrationPixels,
+                "\(String(describing: r.featureCorrelation))")
     }
 
     @Test("recovers a known sub-pixel shift and picks translation")

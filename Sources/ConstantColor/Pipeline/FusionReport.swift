@@ -109,6 +109,13 @@ public struct FusionReport: Sendable, Codable {
         public var residual: Double
         /// Residual of every fitted model.
         public var residualByModel: [String: Double]
+        /// Why the frames were taken as aligned, as captured, instead of registered
+        /// (`NotRegisteredReason`); absent where the fit was kept.
+        public var notRegistered: NotRegisteredReason?
+        /// Correlation of the flash frame's features with the registered ambient frame's (about 0
+        /// for independent noise, 0.5–0.99 for one scene under the two lights); absent where nothing
+        /// was fitted.
+        public var featureCorrelation: Double?
 
         /// Summarizes a registration result.
         public init(_ r: RegistrationResult, width: Int, height: Int) {
@@ -130,6 +137,8 @@ public struct FusionReport: Sendable, Codable {
             }
             residual = r.residual
             residualByModel = Dictionary(uniqueKeysWithValues: r.residualByModel.map { ($0.key.rawValue, $0.value) })
+            notRegistered = r.notRegistered
+            featureCorrelation = r.featureCorrelation
         }
     }
 

@@ -16,12 +16,15 @@ public enum FlashWhiteEstimate {
         public var description: String {
             switch self {
             case .tooFewNeutralPatches(let n):
-                return "the chart has \(n) neutral patch(es) (reference C*ab < 3); at least 2 are needed to estimate the flash white"
+                return "the chart has \(n) neutral patch(es) (reference C*ab < 3); at least \(FlashWhiteEstimate.minimumNeutralPatches) are needed to estimate the flash white"
             case .noSignal(let c):
                 return "the neutral patches give no positive signal in channel \(["red", "green", "blue"][c]); is the flash in the picture?"
             }
         }
     }
+
+    /// The fewest neutral patches the white is estimated from.
+    public static let minimumNeutralPatches = 2
 
     /// Per-channel median over the neutral patches of cameraRGBᵢ / Yᵢ.
     ///
@@ -30,7 +33,7 @@ public enum FlashWhiteEstimate {
     ///   - referenceY: each patch's reference luminance Y (white = 1).
     ///   - neutral: indices of the neutral patches.
     public static func estimate(cameraRGB: [SIMD3<Double>], referenceY: [Double], neutral: [Int]) throws(Failure) -> SIMD3<Double> {
-        guard neutral.count >= 2 else { throw .tooFewNeutralPatches(found: neutral.count) }
+        guard neutral.count >= minimumNeutralPatches else { throw .tooFewNeutralPatches(found: neutral.count) }
         var w = SIMD3<Double>(0, 0, 0)
         for c in 0..<3 {
             var ratios = neutral.map { cameraRGB[$0][c] / referenceY[$0] }

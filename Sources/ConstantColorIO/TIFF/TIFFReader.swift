@@ -145,7 +145,7 @@ public enum TIFFReader {
         // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
         // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which),
         // read from the directory the handle is on (IFD0 holds them only where a tool put them there).
-        func resolveISO65535() {
+        func resolveISO65535(_ fields: inout ExposureFields) {
             if let iso = fields.isoSpeed, iso >= 65535 {
                 let stated = [("RecommendedExposureIndex", number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX))),
                               ("ISOSpeed", number(UInt32(EXIFTAG_ISOSPEED)))].compactMap { n, v in v.map { (n, $0) } }
@@ -162,15 +162,21 @@ public enum TIFFReader {
         }
         var exifOffset: UInt64 = 0
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
-            resolveISO65535()
+            resolveISO65535(&fields)
             return fields
         }
+        // IFD0's values resolved while the handle is on it, for a file whose EXIF directory cannot be read.
+        var ifd0Only = fields
+        resolveISO65535(&ifd0Only)
         let errorsBefore = handle.messages.errorList.count, warningsBefore = handle.messages.warningList.count
         guard TIFFReadEXIFDirectory(tif, exifOffset) == 1 else {
             let reasons = handle.messages.errorList.dropFirst(errorsBefore).joined(separator: "; ")
-            warnings.append("EXIF directory at offset \(exifOffset) could not be read"
-                            + (reasons.isEmpty ? "" : ": \(reasons)"))
-            return fields
+            let problem = "the EXIF directory at offset \(exifOffset) could not be read" + (reasons.isEmpty ? "" : ": \(reasons)")
+            warnings.append(problem)
+            // A note, so that it is said with the exposure used (IFD0's) or in the refusal of a
+            // file left without one: not "missing" tags, an unreadable directory.
+            ifd0Only.notes.append(problem)
+            return ifd0Only
         }
         // The EXIF directory's values win; where IFD0 holds another value too, the user hears of it
         // (two tools disagreeing about the exposure is a fault the ratio would inherit silently).
@@ -191,7 +197,7 @@ public enum TIFFReader {
         for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
             fields.notes.append("libtiff: " + w)
         }
-        resolveISO65535()
+        resolveISO65535(&fields)
         return fields
     }
 

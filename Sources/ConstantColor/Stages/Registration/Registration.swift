@@ -39,12 +39,30 @@ public struct RegistrationResult: Sendable {
     /// The residual of every model that was fitted (automatic selection skips a model that
     /// cannot be chosen: see `Registration.register`).
     public var residualByModel: [MotionModel: Double]
+    /// Why the frames were taken as aligned without registration (the identity), or nil where the
+    /// fit was kept.
+    public var notRegistered: NotRegisteredReason? = nil
+    /// The correlation of the flash frame's features with the registered ambient frame's at the
+    /// fit's samples (`Registration.featureCorrelation`); nil where nothing was fitted.
+    public var featureCorrelation: Double? = nil
 
     /// The displacement (ambient position − flash position) of a flash-frame point, in pixels.
     public func displacement(atX x: Double, y: Double) -> (dx: Double, dy: Double) {
         let p = ambientFromFlash * SIMD3(x, y, 1)
         return (p.x / p.z - x, p.y / p.z - y)
     }
+}
+
+/// Why `Registration.register` took the frames as aligned, as captured, instead of fitting a motion.
+public enum NotRegisteredReason: String, Sendable, Codable {
+    /// The ambient frame holds no light above its read noise (a dark room): nothing to align, and its
+    /// alignment does not matter.
+    case noAmbientLight
+    /// The best fit found makes the frames' features correlate no more than independent noise does
+    /// (`Registration.significantCorrelationScore`): a uniform surface (a grey card, a blank page)
+    /// shows no structure to align, and an ambient frame of another scene (or turned) none that
+    /// the flash frame shares. A fit there follows noise: 56 px on a noisy grey card.
+    case noSharedStructure
 }
 
 /// Stage 3 of SPEC: aligns the ambient frame to the flash frame.
@@ -93,7 +111,7 @@ public enum Registration {
         if lit < Self.litSamplesToRegister {
             // The identity, in the model asked for (every model holds it).
             return RegistrationResult(model: options.model ?? .translation, ambientFromFlash: .identity, residual: .infinity,
-                                      residualByModel: [:])
+                                      residualByModel: [:], notRegistered: .noAmbientLight)
         }
         var levelReadF = [readF], levelReadA = [readA]
         while let last = flashLevels.last, min(last[0].width, last[0].height) >= 48 {
@@ -176,9 +194,31 @@ public enum Registration {
             }
             chosen = best!
         }
+        // A fit the features' correlation does not support followed noise: the frames are taken as
+        // captured, with the residual there.
+        let correlation = finest.featureCorrelation(chosen.warp)
+        if !isSignificant(correlation) {
+            let model = options.model ?? .translation
+            let atIdentity = finest.fit(NormalizedWarp(model: model), photometric: chosen.photometric, iterations: 0)
+            return RegistrationResult(model: model, ambientFromFlash: .identity, residual: atIdentity.2, residualByModel: residuals,
+                                      notRegistered: .noSharedStructure, featureCorrelation: correlation.correlation)
+        }
         return RegistrationResult(model: chosen.warp.model,
                                   ambientFromFlash: pixelMatrix(chosen.warp, width: width, height: height),
-                                  residual: chosen.cost, residualByModel: residuals)
+                                  residual: chosen.cost, residualByModel: residuals, featureCorrelation: correlation.correlation)
+    }
+
+    /// The least score `ρ·√(n/9)` of a fit's feature correlation ρ over its n samples (`isSignificant`).
+    /// The features are 3 × 3 means, so about one sample in nine is independent, and the correlation
+    /// of independent noise is then about normal with standard deviation 1/√(n/9); the best of the
+    /// shifts the search tries is a few of those. 8 of them: flash and ambient features of one
+    /// scene correlate by 0.5–0.99 over thousands of samples (scores in the tens to hundreds).
+    static let significantCorrelationScore = 8.0
+
+    /// Whether a fit's feature correlation (`Level.featureCorrelation`) shows structure the frames
+    /// share: positive, and above what independent noise reaches (`significantCorrelationScore`).
+    static func isSignificant(_ c: (correlation: Double, count: Int)) -> Bool {
+        c.correlation.isFinite && c.correlation * (Double(c.count) / 9).squareRoot() >= significantCorrelationScore
     }
 
     /// A working-level sample of the ambient frame is lit when it exceeds this many read-noise
@@ -374,14 +414,7 @@ struct Level {
                     let (wu, wv) = kernel.apply(u: us[k], v: vs[k], jx: jx, jy: jy)
                     let ax = Float(wu * s + cx), ay = Float(wv * s + cy)
                     guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom else { continue }
-                    // Bilinear interpolation, pixel centres at half-integers (`GrayImage.bilinear`).
-                    let fx = ax - 0.5, fy = ay - 0.5
-                    let x0 = Int(fx), y0 = Int(fy)
-                    let tx = fx - Float(x0), ty = fy - Float(y0)
-                    let i = y0 * w + x0
-                    let top = p[i] + tx * (p[i + 1] - p[i])
-                    let bottom = p[i + w] + tx * (p[i + w + 1] - p[i + w])
-                    let sample = top + ty * (bottom - top)
+                    let sample = Self.bilinear(p, width: w, x: ax, y: ay)
                     let value = Double(sample.x)
                     let t = Double(ts[k])
                     let e = t - (gain * value + offset)
@@ -403,6 +436,41 @@ struct Level {
         part.absSum = absSum; part.weightedSquares = weightedSquares
         part.templateSquares = templateSquares; part.count = count
         return part
+    }
+
+    /// The packed moving features (value, ∂x, ∂y) at level position (`x`, `y`), interpolated
+    /// bilinearly with pixel centres at half-integers (`GrayImage.bilinear`); the position must lie
+    /// at least one pixel inside the level.
+    @inline(__always)
+    static func bilinear(_ p: UnsafePointer<SIMD4<Float>>, width w: Int, x: Float, y: Float) -> SIMD4<Float> {
+        let fx = x - 0.5, fy = y - 0.5
+        let x0 = Int(fx), y0 = Int(fy)
+        let tx = fx - Float(x0), ty = fy - Float(y0)
+        let i = y0 * w + x0
+        let top = p[i] + tx * (p[i + 1] - p[i])
+        let bottom = p[i + w] + tx * (p[i + w + 1] - p[i + w])
+        return top + ty * (bottom - top)
+    }
+
+    /// The correlation `Σt·m / √(Σt²·Σm²)` of the template's features `t` with the moving frame's
+    /// `m` warped by `warp`, over the samples that fall inside the moving frame's margin (the
+    /// features are high-passed: zero mean), and their number. Independent noise gives about 0,
+    /// one scene under the two lights 0.5–0.99.
+    func featureCorrelation(_ warp: NormalizedWarp) -> (correlation: Double, count: Int) {
+        let margin = Float(RegistrationFeatures.borderMargin)
+        let movingRight = Float(moving.width) - margin, movingBottom = Float(moving.height) - margin
+        var tm = 0.0, tt = 0.0, mm = 0.0, count = 0
+        let matrix = warp.matrix
+        movingPacked.withUnsafeBufferPointer { packed in
+            for k in samples.indices {
+                let q = matrix * SIMD3(sampleU[k], sampleV[k], 1)
+                let ax = Float(q.x / q.z * s + cx), ay = Float(q.y / q.z * s + cy)
+                guard ax >= margin, ay >= margin, ax <= movingRight, ay <= movingBottom else { continue }
+                let t = Double(sampleT[k]), m = Double(Self.bilinear(packed.baseAddress!, width: moving.width, x: ax, y: ay).x)
+                tm += t * m; tt += t * t; mm += m * m; count += 1
+            }
+        }
+        return (tt > 0 && mm > 0 ? tm / (tt * mm).squareRoot() : 0, count)
     }
 
     /// Whether the rigid fit's rotation lowers the robust cost by far more than `margin` needs: the
