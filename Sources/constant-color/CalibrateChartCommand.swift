@@ -82,8 +82,13 @@ struct CalibrateChart: ParsableCommand {
         let black = blackLevel ?? existing!.blackLevel, white = whiteLevel ?? existing!.whiteLevel
         guard white > black, black >= 0 else { throw ValidationError("--white-level must exceed --black-level >= 0") }
         let description = try ChartDescription(path: chart)
+        // Too few neutral patches for the flash white is the chart description's fault: said with its name.
+        if description.neutralIndices.count < FlashWhiteEstimate.minimumNeutralPatches {
+            throw CLIError(file: chart, problem: "\(FlashWhiteEstimate.Failure.tooFewNeutralPatches(found: description.neutralIndices.count))")
+        }
+        let whiteSource = (white, camera ?? "--white-level")
         let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure,
-                                                 linearizeICC: linearizeIcc, whiteLevel: (white, camera ?? "--white-level"))
+                                                 linearizeICC: linearizeIcc, whiteLevel: whiteSource)
         let frame = captureLoaded.frame
         try Self.requireShownAsStored(captureLoaded.orientation, path: capture)
         // The frames' warnings and the dark frame's lines are said once the chart has been measured:
@@ -91,7 +96,8 @@ struct CalibrateChart: ParsableCommand {
         var frameWarnings = captureLoaded.warnings
         var ambientFrame: RawFrame?
         if let path = ambient {
-            let loaded = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc)
+            let loaded = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
+                                              whiteLevel: whiteSource)
             try Self.requireShownAsStored(loaded.orientation, path: path)
             ambientFrame = loaded.frame
             frameWarnings += loaded.warnings
@@ -99,7 +105,8 @@ struct CalibrateChart: ParsableCommand {
         var darkFrame: DarkFrame?
         var darkLines: [String] = []
         if let path = dark {
-            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc,
+                                              whiteLevel: whiteSource)
             let d = loaded.frame
             frameWarnings += loaded.warnings
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: black,
@@ -161,6 +168,9 @@ struct CalibrateChart: ParsableCommand {
                                         matrixToXYZD65: calibration.matrixToXYZD65,
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
         flashProfile.colorimetricUncertainty = calibration.colorimetricUncertainty
+        // The white is the flash's at the neutral patches, not at the frame centre: flat-field's map is made relative to it.
+        flashProfile.whiteReference = FlashWhiteReference(pixelPositions: description.neutralIndices.map { description.patches[$0].center },
+                                                          width: frame.image.width, height: frame.image.height)
         let inputs = [capture, chart] + [ambient, camera, dark].compactMap { $0 }
         // The worst-fitting patches, named: a swapped or misplaced patch stands out.
         let worst = calibration.deltaE2000.indices.sorted { calibration.deltaE2000[$0] > calibration.deltaE2000[$1] }.prefix(3)

@@ -37,12 +37,16 @@ struct CalibrateFlatField: ParsableCommand {
     /// The grid's columns and rows.
     var gridSize: (columns: Int, rows: Int)? {
         let p = grid.lowercased().split(separator: "x").map { Int($0) }
-        guard p.count == 2, let c = p[0], let r = p[1], c >= 2, r >= 2, c <= 256, r <= 256 else { return nil }
+        guard p.count == 2, let c = p[0], let r = p[1], c >= 3, r >= 3, c <= 256, r <= 256 else { return nil }
         return (c, r)
     }
 
     func validate() throws {
-        guard gridSize != nil else { throw ValidationError("--grid must be CxR with 2 to 256 columns and rows, e.g. 16x12") }
+        // Two nodes on an axis lie symmetric about the frame's centre: a shading about the flash's
+        // axis is the same at both, and the map relative to their mean says nothing of it.
+        guard gridSize != nil else {
+            throw ValidationError("--grid must be CxR with 3 to 256 columns and rows, e.g. 16x12 (with 2 on an axis the nodes lie symmetric about the centre: a shading about the flash's axis cancels)")
+        }
         if darkExposure != nil && dark == nil { throw ValidationError("--dark-exposure needs --dark") }
     }
 
@@ -56,14 +60,18 @@ struct CalibrateFlatField: ParsableCommand {
         let cameraProfile = try CameraProfile(path: camera)
         var profile = try FlashProfile(path: flashProfile)
         // (Any orientation: the map is laid on the stored pixels, as fuse processes a pair.)
-        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc)
+        let whiteLevel = (cameraProfile.whiteLevel, camera)
+        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc,
+                                                 whiteLevel: whiteLevel)
         let frame = captureLoaded.frame
         // The frames' warnings and the dark frame's line are said once the card has been measured: a
         // refused run prints its one error line alone.
-        var lines = captureLoaded.warnings
+        var lines = [ProfileWarnings.cameraMismatch(camera: cameraProfile, cameraPath: camera, flash: profile, flashPath: flashProfile)]
+            .compactMap { $0 } + captureLoaded.warnings
         var darkImage: PlanarImage?
         if let path = dark {
-            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc)
+            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc,
+                                              whiteLevel: whiteLevel)
             let d = loaded.frame
             lines += loaded.warnings
             let measured = try DarkFrame(frame: d.image, iso: d.exposure.isoSpeed, blackLevel: cameraProfile.blackLevel,
@@ -73,11 +81,28 @@ struct CalibrateFlatField: ParsableCommand {
             darkImage = d.image
         }
         let (columns, rows) = gridSize!
-        let fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
+        let fit: FlatFieldCalibration
+        do {
+            fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
                                            whiteLevel: cameraProfile.whiteLevel, noise: cameraProfile.noise,
                                            iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
+        } catch {
+            // A card refused (too dark, clipped) in a file whose samples are not in the profile's
+            // units (8 bits, floats scaled 0…1): the refusal carries that reason, the likelier one.
+            let units = captureLoaded.warnings.filter { $0.contains("white level") }.map { $0.replacingOccurrences(of: "warning: ", with: "") }
+            guard !units.isEmpty else { throw error }
+            throw CLIError(file: capture, problem: "\(error) (\(units.joined(separator: "; ")))".replacingOccurrences(of: "\(capture): ", with: ""))
+        }
+        // The map's white relative to the flash's where the profile's white was measured (a chart's
+        // neutral patches; else the centre): at those places the correction is 1.
+        if let reference = profile.whiteReference {
+            guard reference.hasAspect(width: frame.image.width, height: frame.image.height) else {
+                throw CLIError(file: flashProfile, problem: "its white was measured on a \(reference.captureSize.x)x\(reference.captureSize.y) chart capture, the flat field \(capture) is \(frame.image.width)x\(frame.image.height): another aspect (rotated?) puts the patches it was measured on elsewhere; use a flat field of the chart capture's orientation")
+            }
+        }
         for line in lines { progress.say(line) }
-        profile.shading = fit.shading
+        profile = profile.adding(shading: fit.shading)
+        let shading = profile.shading!
         func num(_ v: Double) -> JSONValue { .number(v) }
         profile.metadata["flatField"] = .object([
             "capture": .string(capture), "dark": dark.map(JSONValue.string) ?? .null,
@@ -85,11 +110,12 @@ struct CalibrateFlatField: ParsableCommand {
             "medianGreenSignalDN": num(fit.medianGreenSignalDN), "clippedFraction": num(fit.clippedFraction),
             "maxRelativeWhiteStandardError": num(fit.maxRelativeWhiteStandardError),
             "maxLogLevelResidual": num(fit.maxLogLevelResidual),
+            "whiteRelativeTo": .string(profile.whiteReference.map { "the median over the \($0.relativePositions.count) positions of whiteReference (where the profile's white was measured)" } ?? "the frame centre"),
         ])
         try AtomicFile.writeJSON([(profile.json, flashOut)], protectedPaths: inputs)
-        let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map { fit.shading.value(atRelativeX: $0.0, y: $0.1) }
+        let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map { shading.value(atRelativeX: $0.0, y: $0.1) }
         let blue = corners.map(\.white.z), red = corners.map(\.white.x), level = corners.map(\.level)
-        progress.say(String(format: "%dx%d shading map: corners relative to the centre: red %.3f-%.3f, blue %.3f-%.3f, level %.3f-%.3f (node noise <= %.2f %%)",
+        progress.say(String(format: "%dx%d shading map: corners' white relative to \(profile.whiteReference == nil ? "the centre's" : "the profile's white patches'"): red %.3f-%.3f, blue %.3f-%.3f; level relative to the centre's %.3f-%.3f (node noise <= %.2f %%)",
                             columns, rows, red.min()!, red.max()!, blue.min()!, blue.max()!, level.min()!, level.max()!,
                             100 * fit.maxRelativeWhiteStandardError))
     }

@@ -122,4 +122,43 @@ struct FlashShadingTests {
             _ = try FlashProfile(json: .object(json), file: "bad.json")
         }
     }
+
+    @Test("relative to a profile's white reference: the map's median white over the reference positions is 1 and each node's ratio to another is kept (planar map: known answer); adding a map to a profile without a reference keeps it as measured")
+    func relativeToWhiteReference() throws {
+        let map = Self.planarMap().normalizedToCentre()
+        let positions: [SIMD2<Double>] = [SIMD2(0.2, 0.8), SIMD2(0.5, 0.8), SIMD2(0.8, 0.8)]
+        let relative = map.relativeToWhite(at: positions)
+        // On a planar map the median over these three points on a line is the middle one's value, (0.5, 0.8).
+        let atMean = map.value(atRelativeX: 0.5, y: 0.8).white
+        for (a, b) in zip(relative.relativeWhite, map.relativeWhite) {
+            #expect(abs(a.x - b.x / atMean.x) < 1e-12 && abs(a.z - b.z / atMean.z) < 1e-12 && a.y == b.y)
+        }
+        #expect(relative.relativeLevel == map.relativeLevel)
+        var profile = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        #expect(profile.adding(shading: map).shading == map)
+        profile.whiteReference = FlashWhiteReference(pixelPositions: positions.map { SIMD2($0.x * 400, $0.y * 300) }, width: 400, height: 300)
+        #expect(profile.adding(shading: map).shading == relative)
+        #expect(profile.whiteReference!.hasAspect(width: 800, height: 600) && !profile.whiteReference!.hasAspect(width: 300, height: 400))
+    }
+
+    @Test("the white reference round-trips through the profile's JSON; malformed ones are one error naming the file and the key")
+    func whiteReferenceJSON() throws {
+        var profile = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        profile.whiteReference = FlashWhiteReference(pixelPositions: [SIMD2(100, 250), SIMD2(150, 250)], width: 400, height: 300)
+        let back = try FlashProfile(json: profile.json, file: "p.json")
+        #expect(back == profile)
+        for (key, value) in [("relativePositions", JSONValue.array([.array([.number(0.5), .number(1.5)])])),
+                             ("relativePositions", JSONValue.array([])), ("captureSize", JSONValue.array([.number(400.5), .number(300)]))] {
+            var json = profile.json.object!
+            var reference = json["whiteReference"]!.object!
+            reference[key] = value
+            json["whiteReference"] = .object(reference)
+            #expect {
+                _ = try FlashProfile(json: .object(json), file: "bad.json")
+            } throws: { error in
+                let text = "\(error)"
+                return text.hasPrefix("bad.json: ") && text.contains("'whiteReference.\(key)'") && !text.contains("\n")
+            }
+        }
+    }
 }

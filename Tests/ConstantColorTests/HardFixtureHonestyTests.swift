@@ -29,9 +29,7 @@ struct HardFixtureHonestyTests {
         let fit = try FlatFieldCalibration(capture: capture.image, dark: dark.image, blackLevel: camera.blackLevel,
                                            whiteLevel: camera.whiteLevel, noise: camera.noise,
                                            iso: try #require(capture.exposure.settings).isoSpeed, file: "darkroom.tif")
-        var profile = flash
-        profile.shading = fit.shading
-        return profile
+        return flash.adding(shading: fit.shading)
     }
 
     @Test("print the honesty and exposure-ratio figures; with the flash's shading map, issue 7's floors hold", arguments: [

@@ -16,6 +16,9 @@ public struct FlashProfile: Sendable, Equatable {
     public var spectralPowerDistribution: JSONValue?
     /// How the flash's colour and level vary across the frame (`calibrate flat-field`), when measured.
     public var shading: FlashShading?
+    /// Where in the frame `whiteCameraRGB` was measured (`calibrate chart`: the neutral patches); nil:
+    /// the frame centre. `calibrate flat-field` makes the shading map relative to the white there.
+    public var whiteReference: FlashWhiteReference?
     /// Fit statistics and provenance.
     public var metadata: [String: JSONValue]
     /// Keys this tool does not know, kept on rewrite.
@@ -38,7 +41,7 @@ public struct FlashProfile: Sendable, Equatable {
 
     static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "camera", "whiteCameraRGB",
                                          "matrixToXYZD65", "spectralPowerDistribution", "shading",
-                                         ColorimetricUncertainty.jsonKey, "metadata"]
+                                         ColorimetricUncertainty.jsonKey, FlashWhiteReference.jsonKey, "metadata"]
 
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
@@ -65,6 +68,17 @@ public struct FlashProfile: Sendable, Equatable {
                   },
                   metadata: r.members["metadata"]?.object ?? [:],
                   extra: r.unknownMembers(known: Self.knownKeys))
+        whiteReference = try r.members[FlashWhiteReference.jsonKey].map { try FlashWhiteReference(json: $0, file: file) }
+    }
+
+    /// This profile with a flat field's shading map (`calibrate flat-field`; relative to the card's
+    /// centre) made relative to the white where `whiteCameraRGB` was measured (`whiteReference`,
+    /// when there is one) and set as its `shading`. (The caller checks that the reference's capture
+    /// has the flat field's aspect: `FlashWhiteReference.hasAspect`.)
+    public func adding(shading map: FlashShading) -> FlashProfile {
+        var out = self
+        out.shading = whiteReference.map { map.relativeToWhite(at: $0.relativePositions) } ?? map
+        return out
     }
 
     /// Reads a profile file.
@@ -83,6 +97,7 @@ public struct FlashProfile: Sendable, Equatable {
         o["matrixToXYZD65"] = .array(matrixToXYZD65.rows.map { .array($0.map(JSONValue.number)) })
         if let s = spectralPowerDistribution { o["spectralPowerDistribution"] = s }
         if let s = shading { o["shading"] = s.json }
+        if let w = whiteReference { o[FlashWhiteReference.jsonKey] = w.json }
         if !metadata.isEmpty { o["metadata"] = .object(metadata) }
         if let u = colorimetricUncertainty { o[ColorimetricUncertainty.jsonKey] = u.json }
         return .object(o)

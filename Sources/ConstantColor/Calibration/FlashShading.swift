@@ -7,10 +7,10 @@ import Foundation
 /// A phosphor-converted LED is bluer on its axis than at wide angles, and its irradiance falls off
 /// towards the corners. At node (i, j) the grid holds
 /// - `relativeWhite`: the local camera-RGB white of the flash divided, channel by channel, by the
-///   white at the frame centre (both normalized to green = 1), so the centre is (1, 1, 1). The
-///   profile's `whiteCameraRGB` and matrix are taken to describe the flash at the frame centre
-///   (where `calibrate chart` and `calibrate spectral` measure it); a grey card that is not
-///   perfectly neutral cancels out because the map is relative to its own centre.
+///   white where the profile's `whiteCameraRGB` was measured (both normalized to green = 1): the
+///   frame centre (1, 1, 1 there; `calibrate spectral`), or the mean over a chart's neutral patches
+///   (`FlashWhiteReference`, `calibrate chart`); a grey card that is not perfectly neutral cancels
+///   out because the map is relative to the card itself.
 /// - `relativeLevel`: the local flash irradiance (green channel) relative to the centre.
 ///
 /// Node (i, j) sits at the centre of cell (i, j) of a `columns` × `rows` partition of the frame:
@@ -93,6 +93,24 @@ public struct FlashShading: Sendable, Equatable {
         var out = self
         out.relativeWhite = relativeWhite.map { $0 / c.white }
         out.relativeLevel = relativeLevel.map { $0 / c.level }
+        return out
+    }
+
+    /// The same map with its whites divided, channel by channel, by their median at `positions`
+    /// (frame-relative): relative to the flash's white where a profile's white was measured
+    /// (`FlashWhiteReference`), which `calibrate chart` takes as the per-channel median over its
+    /// neutral patches (`FlashWhiteEstimate`), so that the correction leaves the white it measured
+    /// as it measured it. Levels are unchanged.
+    public func relativeToWhite(at positions: [SIMD2<Double>]) -> FlashShading {
+        precondition(!positions.isEmpty)
+        let whites = positions.map { value(atRelativeX: $0.x, y: $0.y).white }
+        func median(_ c: Int) -> Double {
+            let v = whites.map { $0[c] }.sorted(), k = v.count / 2
+            return v.count % 2 == 1 ? v[k] : 0.5 * (v[k - 1] + v[k])
+        }
+        let reference = SIMD3(median(0), median(1), median(2))
+        var out = self
+        out.relativeWhite = relativeWhite.map { $0 / reference }
         return out
     }
 
