@@ -184,6 +184,12 @@ struct CalibrateChart: ParsableCommand {
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
+        // Partly clipped patches (more than half is refused): their medians are biased low.
+        let partlyClipped = calibration.clippedFractions.indices.filter { calibration.clippedFractions[$0] > Self.partlyClippedFraction }
+        if !partlyClipped.isEmpty {
+            let names = partlyClipped.map { String(format: "'%@' %.0f %%", description.patches[$0].name, 100 * calibration.clippedFractions[$0]) }
+            progress.say("warning: \(partlyClipped.count) patch(es) of \(capture) are partly clipped (\(names.joined(separator: ", ")) of their pixels at the white level): the median of the rest is too dark, and the fit and white with it; shoot with less exposure")
+        }
         if !calibration.structuredPatches.isEmpty {
             let names = calibration.structuredPatches.map { "'\(description.patches[$0].name)'" }
             progress.say("note: the noise model leaves out \(names.count) of \(description.patches.count) patch squares whose noise stands out from the others' (structure, not noise: an ambient shadow's edge, a highlight, an edge of the patch): " + names.joined(separator: ", "))
@@ -195,6 +201,9 @@ struct CalibrateChart: ParsableCommand {
             progress.say("warning: the patches' sampled squares are too small (under 16 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
         }
     }
+
+    /// A patch with more than this fraction of its pixels clipped is said (`ChartCalibration.clippedFractions`).
+    static let partlyClippedFraction = 0.01
 
     /// Refuses a capture shown turned: the chart description's patch centres are positions in the
     /// image as stored, and a user reads them off the image as a viewer shows it.

@@ -31,6 +31,9 @@ enum InputFrames {
         guard decoded.image.channelCount == 3 else {
             throw CLIError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
         }
+        if decoded.imageCount > 1 {
+            warnings.append("warning: \(path) holds \(decoded.imageCount) images; the first (\(decoded.image.width)x\(decoded.image.height)) is read, the others are ignored")
+        }
         if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
             warnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
@@ -66,7 +69,7 @@ enum InputFrames {
             }
         } else if let settings = decoded.exposure.settings {
             do { exposure = try settings.validated() } catch {
-                throw CLIError(file: path, problem: "EXIF exposure: \(error)")
+                throw CLIError(file: path, problem: "exposure tags (EXIF or IFD0): \(error)")
             }
             warnings += decoded.exposure.notes.map { "warning: \(path): \($0)" }
         } else {

@@ -37,6 +37,16 @@ struct CalibrateValidateCLITests {
         #expect(flash.metadata["patches"]?.array?.count == 24)
         let w = flash.matrixToXYZD65 * SIMD3(1, 1, 1), d65 = WhitePoint.d65XYZ
         #expect(abs(w.x - d65.x) < 1e-9 && abs(w.y - 1) < 1e-9 && abs(w.z - d65.z) < 1e-9)
+        #expect(!r.stderr.contains("partly clipped"), "\(r.stderr)")
+        // The same capture with 2.4 times the exposure clips part of the white patch: accepted (under
+        // half its pixels), and said (it was silent while its median, and the white, came out too dark).
+        let decoded = try TIFFReader.read(path: Self.darkroom)
+        var bright = decoded.image
+        for i in bright.samples.indices { bright.samples[i] = min(60000, 1024 + 2.4 * (bright.samples[i] - 1024)) }
+        let brighter = dir.appendingPathComponent("brighter.tif").path
+        try TIFFWriter.write(bright, to: brighter, options: TIFFWriteOptions(sampleType: .float32, exposure: decoded.exposure.settings))
+        let partly = try CLI.run(chartArguments(brighter, chart: Self.darkroomTruth, out: dir))
+        #expect(partly.status == 0 && partly.stderr.contains("partly clipped") && partly.stderr.contains("'white 9.5 (.05 D)' "), "\(partly.stderr)")
     }
 
     @Test("a chart capture stored with Orientation 8 is refused in one line naming the orientation: the chart's patch centres are read in the stored pixels, while a viewer shows it turned")

@@ -790,6 +790,21 @@ struct FuseCLITests {
                                     "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
         #expect(blindRun.status == 2 && blindRun.stderr.split(separator: "\n").count == 1 && blindRun.stderr.contains("blind.json")
                 && blindRun.stderr.contains("no response"), "\(blindRun.stderr)")
+        // Sensitivities measured over 520–580 nm only: the matrix renders the ColorChecker 11.7 ΔE00
+        // off; beyond --max-fit-error (8, as calibrate chart's), exit 1 and nothing written (it was
+        // written without a word).
+        var narrow = try JSONValue.read(path: spectra + "camera-nikon-5100-npl.json").object!
+        let wavelengths = narrow["wavelengthsNm"]!.doubles!
+        for channel in ["red", "green", "blue"] {
+            narrow[channel] = .array(zip(wavelengths, narrow[channel]!.doubles!).map { .number((520...580).contains($0) ? $1 : 0) })
+        }
+        try JSONValue.object(narrow).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("narrow.json")))
+        let narrowRun = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", pair.file("narrow.json"),
+                                     "--flash-spd", spectra + "flash-phosphor-led-yag.json", "--spectra", spectra,
+                                     "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+        #expect(narrowRun.status == 1 && narrowRun.stderr.contains("narrow.json") && narrowRun.stderr.contains("beyond --max-fit-error 8"),
+                "\(narrowRun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")) && !FileManager.default.fileExists(atPath: pair.file("f.json")))
         // Two outputs of one file: the file is named.
         let twice = try CLI.run(pair.fuseArguments(["--confidence", pair.path + "/./out.tif"]))
         #expect(twice.status == 2 && twice.stderr.contains("same file") && twice.stderr.contains("out.tif"), "\(twice.stderr)")

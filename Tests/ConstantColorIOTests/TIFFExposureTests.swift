@@ -260,3 +260,31 @@ struct TIFFExposureTests {
         #expect(try folder.contents().isEmpty)
     }
 }
+
+@Suite("TIFF files of several images")
+struct TIFFImageCountTests {
+    @Test("a file of two images reads the first and counts both; a file of one counts one")
+    func twoImages() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("two.tif")
+        let tif = try #require(TIFFOpen(path, "w"))
+        for first: UInt8 in [1, 101] {
+            #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), 4) == 1)
+            #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), 2) == 1)
+            #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) == 1)
+            #expect(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_MINISBLACK)) == 1)
+            #expect(cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), 2) == 1)
+            var pixels: [UInt8] = (0..<8).map { first + $0 }
+            #expect(TIFFWriteEncodedStrip(tif, 0, &pixels, 8) == 8)
+            #expect(TIFFWriteDirectory(tif) == 1)
+        }
+        TIFFClose(tif)
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.imageCount == 2 && decoded.image.samples == [1, 2, 3, 4, 5, 6, 7, 8])
+        let single = folder.file("one.tif")
+        // (Its EXIF directory is no image: it hangs off IFD0's tag, not the chain.)
+        try TIFFWriter.write(TestImages.image(channels: 3, type: .uint16), to: single, options: TIFFWriteOptions(
+            sampleType: .uint16, exposure: ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100)))
+        #expect(try TIFFReader.read(path: single).imageCount == 1)
+    }
+}

@@ -39,6 +39,9 @@ public struct ChartCalibration: Sendable {
     public let fittedLab: [SIMD3<Double>]
     /// The patches' black-subtracted camera RGB medians.
     public let patchCameraRGB: [SIMD3<Double>]
+    /// Per patch, the fraction of its sampled pixels that are clipped (up to half is accepted): the
+    /// median of the others is biased low, since it is the brightest that are missing.
+    public let clippedFractions: [Double]
     /// The photon transfer fit at the capture's ISO; nil when the patches give no line (noise-free
     /// or single-level data).
     public let photonTransfer: PhotonTransfer.Fit?
@@ -130,6 +133,7 @@ public struct ChartCalibration: Sendable {
             }
         }
         let rgb = samples.map(\.median)
+        clippedFractions = samples.map(\.clippedFraction)
         let referenceXYZ = chart.patches.map(\.xyzD65)
         let white = ColorScience.whiteD65XYZ
         let referenceY = referenceXYZ.map(\.y)

@@ -38,7 +38,7 @@ public enum ValidationRun {
                     : "\(d): no such folder"
             case .incompleteCondition(let f, let missing):
                 return "\(f): incomplete condition folder, missing \(missing.joined(separator: ", ")) (a condition needs flash.tif, ambient.tif and truth.json)"
-            case .invalidExposure(let f, let p): return "\(f): EXIF exposure: \(p)"
+            case .invalidExposure(let f, let p): return "\(f): exposure tags (EXIF or IFD0): \(p)"
             case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO); validate takes each frame's exposure from its file, so write the tags into it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
             case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"

@@ -64,7 +64,7 @@ public final class ICCProfile: @unchecked Sendable {
     ///   header's size field says they are truncated, Little CMS refuses them
     ///   (`cmsOpenProfileFromMem`), or reading the tags this type needs logs an error.
     public init(bytes: [UInt8], source: String = "ICC profile") throws(ColorManagementError) {
-        let function = "ICCProfile.init(bytes:)"
+        let function = "ICC.1:2010 header"  // (the standard the bytes break, not a Swift name)
         // ICC.1:2010 section 7.2: a 128-byte header followed by a 4-byte tag count.
         guard bytes.count >= 132 else {
             throw .malformedProfile(source: source, function: function,

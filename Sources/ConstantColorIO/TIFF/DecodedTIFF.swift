@@ -24,6 +24,8 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var warnings: [String]
     /// The ImageDescription tag (270), if any.
     public var imageDescription: String?
+    /// The number of images (directories in IFD0's chain) the file holds; `image` is the first.
+    public var imageCount = 1
 
     /// Creates a decoded file description.
     public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,

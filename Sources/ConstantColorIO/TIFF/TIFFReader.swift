@@ -83,10 +83,12 @@ public enum TIFFReader {
             if let bad { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
         }
 
+        // (Counted by walking the chain of directories' offsets, before the EXIF directory is read.)
+        let imageCount = Int(TIFFNumberOfDirectories(handle.tif))
         // Reading the EXIF directory replaces the handle's current directory: do it last.
         var warnings = handle.messages.warningList
         let exposure = readExposure(handle, warnings: &warnings)
-        return DecodedTIFF(
+        var decoded = DecodedTIFF(
             path: path,
             image: PlanarImage(width: layout.width, height: layout.height,
                                channelCount: layout.outputChannelCount, samples: samples),
@@ -94,6 +96,8 @@ public enum TIFFReader {
             isFloatingPoint: layout.sampleKind == .float32,
             exposure: exposure, iccProfile: iccProfile, orientation: layout.orientation, warnings: warnings,
             imageDescription: imageDescription)
+        decoded.imageCount = max(1, imageCount)
+        return decoded
     }
 
     /// Throws `unreadable` with the system's reason when `path` cannot be opened for reading or
