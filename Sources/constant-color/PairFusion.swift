@@ -20,6 +20,10 @@ struct FusionSetup {
     /// The profiles' warnings and notes (`ProfileWarnings`), said once the inputs have been read
     /// and checked, so that a run refused for its inputs prints its one error line alone.
     var profileNotes: [String]
+    /// The profiles' paths as the reports give them (`inputs.camera`, `inputs.flashProfile`): as
+    /// given by default; `fuse-batch`, whose reports give the frames resolved against the list's
+    /// folder, gives them absolute too (`reportingAbsolutePaths`).
+    var reportedProfilePaths: (camera: String, flash: String)
 
     /// Reads the profiles and makes the ICC profiles.
     init(_ commandOptions: FusionCommandOptions) throws {
@@ -30,12 +34,22 @@ struct FusionSetup {
                                              flashPath: commandOptions.flashProfile,
                                              countColorimetricUncertainty: commandOptions.colorimetricUncertainty)
         options = commandOptions.fusionOptions
+        reportedProfilePaths = (commandOptions.camera, commandOptions.flashProfile)
         icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
         // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
         linearDescription = options.linearSpace == .rgb
             ? "constant-color --linear: linear \(ICCProfileFactory.description(space: options.primaries.space, gamma: 1.0)), the dark-room image lit by the flash alone"
             : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB), the dark-room image lit by the flash alone"
+    }
+}
+
+extension FusionSetup {
+    /// This setup with the reports naming the profiles by absolute paths (`.` and `..` resolved).
+    func reportingAbsolutePaths() -> FusionSetup {
+        var setup = self
+        setup.reportedProfilePaths = (PairFiles.standardized(commandOptions.camera), PairFiles.standardized(commandOptions.flashProfile))
+        return setup
     }
 }
 
@@ -184,8 +198,8 @@ enum PairFusion {
         timer.lap("encode")
         for (k, v) in timer.seconds where k != "pipeline" { result.report.timingsSeconds[k] = v }
         result.report.timingsSeconds["total"] = timer.seconds.values.reduce(0, +)
-        result.report.inputs = ["flash": pair.flash, "ambient": pair.ambient, "camera": flags.camera,
-                                "flashProfile": flags.flashProfile, "output": pair.output]
+        result.report.inputs = ["flash": pair.flash, "ambient": pair.ambient, "camera": setup.reportedProfilePaths.camera,
+                                "flashProfile": setup.reportedProfilePaths.flash, "output": pair.output]
         for (k, v) in [("confidence", pair.confidence), ("measurementConfidence", pair.measurementConfidence),
                        ("fallback", pair.fallback), ("linear", pair.linear), ("report", pair.report)] {
             if let v { result.report.inputs[k] = v }

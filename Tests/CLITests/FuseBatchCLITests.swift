@@ -67,6 +67,14 @@ struct FuseBatchCLITests {
                 != (try Data(contentsOf: URL(fileURLWithPath: "\(out)/second.confidence.tif"))))
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         #expect(written.count == 12 && !written.contains { $0.contains(".tmp") }, "\(written)")
+        // Profiles given relative to the working folder are reported absolute too, as the frames are
+        // (they were given as typed, beside absolute frames).
+        let relative = try CLI.run(["fuse-batch", "pairs.tsv", "--out-dir", "batch", "--camera", "camera.json", "--flash", "./flash.json", "--report"],
+                                   in: pair.path)
+        #expect(relative.status == 0, "\(relative.stderr)")
+        let inputs = try JSONValue.read(path: "\(out)/flash.report.json").object?["inputs"]?.object ?? [:]
+        #expect(inputs["camera"]?.string == pair.file("camera.json") && inputs["flashProfile"]?.string == pair.file("flash.json")
+                && inputs["flash"]?.string == pair.file("flash.tif"), "\(inputs)")
     }
 
     @Test("a pair that fails (a truncated frame) is said in one line and the others are fused; exit 2 naming it")
