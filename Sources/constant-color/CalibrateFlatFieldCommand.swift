@@ -14,9 +14,12 @@ struct CalibrateFlatField: ParsableCommand {
             CAPTURE.tif is a linear camera-RGB TIFF of a uniform grey card filling the frame, lit by \
             the flash alone, with the camera where it will be used. The signal is the capture minus \
             --dark DARK.tif (lens capped, same size; subtracted pixel by pixel) or minus the camera \
-            profile's black level. Each cell of a --grid CxR partition gives the robust mean of its \
-            unclipped pixels; the map holds each node's camera-RGB white and green level relative \
-            to the frame centre (so the card's own tint cancels). fuse then divides the dark-room \
+            profile's black level. Each cell of a --grid CxR partition (3 to 256 a side) gives the \
+            robust mean of its unclipped pixels; the map holds each node's camera-RGB white and green \
+            level relative to the frame centre (so the card's own tint cancels), the white relative to \
+            the flash's where the profile's white was measured when the profile says where \
+            (whiteReference: calibrate chart's neutral patches; a flat field of another aspect than \
+            that chart capture is then refused). fuse then divides the dark-room \
             estimate and the gap fill's flash frame by the local white (colour shading, always) and, \
             with fuse --flatten-flash-falloff, by the level. A capture that is clipped, too dark or \
             not a uniform card is refused (exit 2). --flash-out is the --flash profile with \

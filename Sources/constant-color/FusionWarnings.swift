@@ -83,7 +83,7 @@ enum FusionWarnings {
         let registration = result.report.registration
         let residual = registration.residual
         if registration.notRegistered == .noSharedStructure {
-            lines.append("warning: the frames share no structure registration can align (at the best alignment found their features correlate by \(String(format: "%.2f", registration.featureCorrelation ?? 0)), as independent noise does): they are taken as aligned, as captured. A uniform surface (a grey card, a blank page) gives this, and then needs no alignment; so does an ambient frame of another scene, or rotated or mirrored, which the confidence counts only where it leaves edges")
+            lines.append("warning: the frames share no structure registration can align (at the best alignment found their features correlate by \(String(format: "%.2f", registration.featureCorrelation ?? 0)), no more than noise reaches over these samples): they are taken as aligned, as captured. A uniform surface (a grey card, a blank page) gives this, and then needs no alignment; so does an ambient frame of another scene, or rotated or mirrored, which the confidence counts only where it leaves edges")
         } else if registration.notRegistered == nil && residual > mismatchedFramesResidual {
             lines.append("warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? The confidence counts the mismatch only where it leaves edges")
         }

@@ -16,6 +16,11 @@ enum ProfileWarnings {
         if flash.shading == nil {
             lines.append("note: \(flashPath) has no shading map: the flash's colour is taken as the same over the whole frame and the confidence does not count a change of it (a phosphor LED flash is bluer on its axis than at wide angles); calibrate flat-field measures it from a grey card")
         }
+        // A map of two nodes on an axis (older profiles; calibrate flat-field now makes at least three)
+        // has them symmetric about the centre: a shading about the flash's axis cancels in it.
+        if let s = flash.shading, s.columns < 3 || s.rows < 3 {
+            lines.append("warning: \(flashPath)'s shading map has \(s.columns)x\(s.rows) nodes: with 2 on an axis they lie symmetric about the centre and a shading about the flash's axis cancels, so the map corrects little of it; calibrate flat-field again with --grid of 3 or more a side")
+        }
         if countColorimetricUncertainty && flash.colorimetricUncertainty == nil {
             lines.append("warning: \(flashPath) has no colorimetricUncertainty: the confidence map counts the measurement only, not the matrix's error by colour (calibrate spectral or chart writes it)")
         }

@@ -47,8 +47,15 @@ struct ValidateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
     @Option(parsing: .unconditional, help: "Only conditions whose truth gives an ambient illuminance at most this (lux) count for the accuracy tolerance.")
     var accuracyMaxLux: Double?
-    @Option(parsing: .unconditional, help: "Tolerance: mean repeatability, ΔE00.") var maxRepeatability: Double = 1.5
-    @Option(parsing: .unconditional, help: "Tolerance: variance reduction against the ambient photo, 0...1.") var minVarianceReduction: Double = 0.9
+    @Option(parsing: .unconditional, help: "Tolerance: mean repeatability, ΔE00 (default 1.5; given, a set it cannot be measured on is an error).")
+    var maxRepeatability: Double?
+    @Option(parsing: .unconditional, help: "Tolerance: variance reduction against the ambient photo, 0...1 (default 0.9; given, a set it cannot be measured on is an error).")
+    var minVarianceReduction: Double?
+
+    /// The repeatability tolerance, given or default.
+    var repeatabilityTolerance: Double { maxRepeatability ?? 1.5 }
+    /// The variance reduction tolerance, given or default.
+    var varianceReductionTolerance: Double { minVarianceReduction ?? 0.9 }
     @Option(parsing: .unconditional, help: "Tolerance: mean confidence on the patches, 0...1 (not checked unless given).") var minPatchConfidence: Double?
     @Option(parsing: .unconditional, help: "Tolerance: fraction of pixels with confidence >= 0.8 more than 3 ΔE00 chroma from the truth (issue 7: 0.01; not checked unless given).")
     var maxConfidentWrong: Double?
@@ -58,10 +65,10 @@ struct ValidateCommand: ParsableCommand {
     var maxRatioError: Double?
 
     func validate() throws {
-        for (name, v) in [("--max-accuracy", maxAccuracy), ("--max-repeatability", maxRepeatability)] where !(v >= 0 && v.isFinite) {
+        for (name, v) in [("--max-accuracy", maxAccuracy), ("--max-repeatability", repeatabilityTolerance)] where !(v >= 0 && v.isFinite) {
             throw ValidationError("\(name) must be a finite number >= 0")
         }
-        if !(minVarianceReduction <= 1 && minVarianceReduction.isFinite) { throw ValidationError("--min-variance-reduction must be <= 1") }
+        if !(varianceReductionTolerance <= 1 && varianceReductionTolerance.isFinite) { throw ValidationError("--min-variance-reduction must be <= 1") }
         if let c = minPatchConfidence, !(c >= 0 && c <= 1) { throw ValidationError("--min-patch-confidence must be in [0, 1]") }
         for (name, v) in [("--max-confident-wrong", maxConfidentWrong), ("--max-accurate-low-confidence", maxAccurateLowConfidence)] {
             if let v, !(v >= 0 && v <= 1) { throw ValidationError("\(name) must be in [0, 1]") }
@@ -94,6 +101,11 @@ struct ValidateCommand: ParsableCommand {
             : maxAccurateLowConfidence != nil ? "--max-accurate-low-confidence" : nil {
             throw CLIError(file: directory, problem: "\(flag) cannot be checked: no condition's truth.json has label maps (the per-pixel truth 'labels' and 'materials' that synth --truth-maps writes)")
         }
+        // Repeatability and variance reduction compare conditions: a tolerance given for a set of one
+        // cannot be checked (the defaults are then skipped, and said).
+        if folders.count < 2, let flag = maxRepeatability != nil ? "--max-repeatability" : minVarianceReduction != nil ? "--min-variance-reduction" : nil {
+            throw CLIError(file: directory, problem: "\(flag) cannot be checked: the set has one condition, and it compares conditions")
+        }
         if maxRatioError != nil && truth.trueRatioCount == 0 {
             throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's truth.json has the true exposure ratio (exposure.trueAmbientToFlashRatio)")
         }
@@ -114,7 +126,7 @@ struct ValidateCommand: ParsableCommand {
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))
         }
         let set = SetScore(scores)
-        let accuracyConditions = accuracyMaxLux.map { limit in scores.filter { ($0.ambientLux ?? .infinity) <= limit } } ?? scores
+        let accuracyConditions = accuracyMaxLux.map { limit in scores.filter { $0.ambientLux(atMost: limit) } } ?? scores
         guard !accuracyConditions.isEmpty else {
             throw CLIError(file: directory, problem: "no condition has truth.json condition.ambientLux <= --accuracy-max-lux")
         }
@@ -126,17 +138,20 @@ struct ValidateCommand: ParsableCommand {
         ]
         if scores.count >= 2 {
             checks.append(ValidationHTMLReport.Check(metric: "repeatability, mean ΔE00", value: set.meanRepeatability,
-                                                     tolerance: String(format: "<= %g", maxRepeatability),
-                                                     passed: set.meanRepeatability <= maxRepeatability))
+                                                     tolerance: String(format: "<= %g", repeatabilityTolerance),
+                                                     passed: set.meanRepeatability <= repeatabilityTolerance))
             // Undefined where the ambient photos do not vary across the conditions: nothing to reduce,
             // so no check (it failed as "variance reduction nan" on a set of identical conditions). A
             // NaN for any other reason still fails.
             if set.meanAmbientPhotoVariance <= SetScore.leastAmbientVariance {
+                if minVarianceReduction != nil {
+                    throw CLIError(file: directory, problem: "--min-variance-reduction cannot be checked: the ambient photos' patch colours do not vary across the conditions (under half a CIELAB unit RMS), so there is no variance to reduce")
+                }
                 progress.say("variance reduction not checked: the ambient photos' patch colours do not vary across the conditions (under half a CIELAB unit RMS), so there is no variance to reduce")
             } else {
                 checks.append(ValidationHTMLReport.Check(metric: "variance reduction", value: set.varianceReduction,
-                                                         tolerance: String(format: ">= %g", minVarianceReduction),
-                                                         passed: set.varianceReduction >= minVarianceReduction))
+                                                         tolerance: String(format: ">= %g", varianceReductionTolerance),
+                                                         passed: set.varianceReduction >= varianceReductionTolerance))
             }
         }
         if let c = minPatchConfidence {

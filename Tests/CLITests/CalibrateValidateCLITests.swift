@@ -301,7 +301,22 @@ struct CalibrateValidateCLITests {
         try JSONValue.object(other).encodedData(file: "test").write(to: URL(fileURLWithPath: truthPath))
         let wrongSize = try CLI.run(["validate", set.path] + profiles)
         #expect(wrongSize.status == 2 && wrongSize.stderr.contains("truth.json") && wrongSize.stderr.contains("1200x800")
-                && wrongSize.stderr.contains("another capture"), "\(wrongSize.stderr)")
+                && wrongSize.stderr.contains("another capture") && !wrongSize.stderr.contains("[1/"), "\(wrongSize.stderr)")
+        // Its chart moved beyond the frames: said of truth.json before any condition is fused (it was
+        // said of flash.tif, after the conditions before it had run).
+        var beyondFrames = try JSONValue.read(path: truthPath).object!
+        beyondFrames["size"] = nil
+        var beyondFramesChart = beyondFrames["chart"]!.object!
+        beyondFramesChart["patches"] = .array(beyondFramesChart["patches"]!.array!.map { p in
+            var o = p.object!
+            let c = o["center"]!.array!.map { $0.double! }
+            o["center"] = .array([.number(c[0] + 1000), .number(c[1])]); return .object(o)
+        })
+        beyondFrames["chart"] = .object(beyondFramesChart)
+        try JSONValue.object(beyondFrames).encodedData(file: "test").write(to: URL(fileURLWithPath: truthPath))
+        let patchOutside = try CLI.run(["validate", set.path] + profiles)
+        #expect(patchOutside.status == 2 && patchOutside.stderr.split(separator: "\n").count == 1 && patchOutside.stderr.contains("10lux-3000K-on/truth.json: chart patch")
+                && patchOutside.stderr.contains("outside"), "\(patchOutside.stderr)")
         try original.write(to: URL(fileURLWithPath: truthPath))
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
         let incomplete = try CLI.run(["validate", set.path] + profiles)
@@ -473,6 +488,19 @@ struct CalibrateValidateCLITests {
         let r = try CLI.run(["validate", dir.path, "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
                              "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(r.status == 0 && r.stderr.contains("variance reduction not checked") && !r.stderr.contains("check failed"), "\(r.stderr)")
+        // Given explicitly, a tolerance the set cannot measure is an error (it was skipped, exit 0);
+        // so is --max-repeatability on a set of one condition, before any condition is fused.
+        let profiles = ["--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                        "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"]
+        let given = try CLI.run(["validate", dir.path, "--min-variance-reduction", "0.95"] + profiles)
+        #expect(given.status == 2 && given.stderr.contains("--min-variance-reduction cannot be checked"), "\(given.stderr)")
+        let single = try CLI.run(["validate", Self.root + "/fixtures/real-hard", "--max-repeatability", "0.1"])
+        #expect(single.status == 2 && single.stderr.split(separator: "\n").count == 1 && single.stderr.contains("--max-repeatability cannot be checked"),
+                "\(single.stderr)")
+        // The 200 lux condition's truth holds 200.00000000000023 lux (computed from its spectrum):
+        // --accuracy-max-lux 200 takes it (it found no condition at or below 200 lux).
+        let lux = try CLI.run(["validate", dir.path, "--accuracy-max-lux", "200"] + profiles)
+        #expect(lux.status == 0 && lux.stdout.contains("(<= 200 lux)"), "\(lux.stderr)")
     }
 
     @Test("validate on a user's set whose truth.json holds only the chart: the ratio's errors are said unmeasured for want of the true ratio (it said no report carried the estimate, which the table showed)")

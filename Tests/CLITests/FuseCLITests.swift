@@ -181,6 +181,47 @@ struct FuseCLITests {
         #expect(r.stderr.contains("share no structure") && !r.stderr.contains("structure unexplained"), "\(r.stderr)")
     }
 
+    @Test("a small demosaiced card with a shadow edge, its ambient frame moved by (3, −2) px: registered (its few samples' correlation, 0.58, is no white-noise certainty, but far beyond what the samples reach by chance)")
+    func smallDemosaicedPairIsRegistered() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let root = CalibrateValidateCLITests.root
+        // synth's --motion is in pixels of a 600-pixel-wide frame: 28.125 and −18.75 are 3 and −2 pixels at 64.
+        let render = try CLI.run(["synth", "--light", "planckian:4000@50", "--width", "64", "--height", "48", "--motion", "28.125,-18.75,0",
+                                  "--flat-field", "--demosaic", "malvar-rggb", "--seed", "1", "--spectra", root + "/fixtures/spectra",
+                                  "--out", pair.file("card")])
+        #expect(render.status == 0, "\(render.stderr)")
+        let r = try CLI.run(["fuse", pair.file("card/flash.tif"), pair.file("card/ambient.tif"),
+                             "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "-o", pair.file("out.tif"), "--report", pair.file("report.json")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let registration = try #require(try JSONValue.read(path: pair.file("report.json")).object?["registration"]?.object)
+        let shift = registration["translationPixels"]?.array?.compactMap(\.double) ?? []
+        #expect(registration["notRegistered"] == nil && shift.count == 2 && abs(shift[0] - 3) < 0.5 && abs(shift[1] + 2) < 0.5, "\(registration)")
+    }
+
+    @Test("a flash profile whose shading map has 2 nodes on an axis (calibrate flat-field made such maps before it required 3) is used with a warning: its nodes lie symmetric about the centre")
+    func twoNodeShadingMapWarns() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var flash = try JSONValue.read(path: pair.file("flash.json")).object!
+        flash["shading"] = .object(["columns": .number(2), "rows": .number(2),
+                                    "relativeWhiteCameraRGB": .array(Array(repeating: .array([.number(1), .number(1), .number(1)]), count: 4)),
+                                    "relativeLevel": .array(Array(repeating: .number(1), count: 4))])
+        try JSONValue.object(flash).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("flash.json")))
+        let r = try CLI.run(pair.fuseArguments())
+        #expect(r.status == 0 && r.stderr.contains("shading map has 2x2 nodes"), "\(r.stderr)")
+    }
+
+    @Test("an output name too long for the temporary file it is written through is refused before any work (it failed after the run)")
+    func outputNameTooLong() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let name = String(repeating: "n", count: 240) + ".tif"  // a legal name; .NAME.tmp-PID-RANDOM is not
+        try expectBadInput(pair, pair.fuseArguments(["--report", pair.file(name)]), mention: "its name is too long")
+    }
+
     @Test("a dark-room pair (the ambient frame holds no light): not registered and said so, with no warning of frames of another scene")
     func darkRoomPairIsNotRegistered() throws {
         let root = FlatFieldCLITests.root, folder = root + "/fixtures/colorchecker/darkroom"

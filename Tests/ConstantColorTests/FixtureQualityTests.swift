@@ -83,7 +83,7 @@ struct FixtureQualityTests {
         // The envelope: the Planckian conditions (name starts with the lux value).
         let envelope = scored.filter { $0.name.first!.isNumber }
         let set = SetScore(envelope)
-        let lowLight = SetScore(envelope.filter { ($0.ambientLux ?? .infinity) <= 200 })
+        let lowLight = SetScore(envelope.filter { $0.ambientLux(atMost: 200) })
         let registrationRMS = (registration.map { $0 * $0 }.reduce(0, +) / Double(registration.count)).squareRoot()
         print(String(format: "repeatability mean %.3f p90 %.3f ΔE00; variance reduction %.1f %%; accuracy ≤200 lux %.2f ΔE00; patch confidence ≤200 lux %.3f; registration RMS %.3f px",
                      set.meanRepeatability, set.p90Repeatability, 100 * set.varianceReduction, lowLight.meanAccuracy,

@@ -83,7 +83,7 @@ struct RegistrationTests {
             for model in [nil, MotionModel.homography] {
                 let r = Registration.register(flash: f, ambient: a, options: RegistrationOptions(model: model))
                 #expect(r.ambientFromFlash == .identity && r.notRegistered == .noSharedStructure && r.model == model ?? .translation,
-                        "seed \(String(describing: seed)): \(r.ambientFromFlash.rows) \(String(describing: r.notRegistered))")
+                        "seed \(String(describing: seed)): \(r.ambientFromFlash.rows) \(String(describing: r.notRegistered)) ρ \(String(describing: r.featureCorrelation))")
                 #expect(abs(r.featureCorrelation ?? 0) < 0.2, "\(String(describing: r.featureCorrelation))")
             }
         }

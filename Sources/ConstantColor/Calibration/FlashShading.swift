@@ -8,7 +8,7 @@ import Foundation
 /// towards the corners. At node (i, j) the grid holds
 /// - `relativeWhite`: the local camera-RGB white of the flash divided, channel by channel, by the
 ///   white where the profile's `whiteCameraRGB` was measured (both normalized to green = 1): the
-///   frame centre (1, 1, 1 there; `calibrate spectral`), or the mean over a chart's neutral patches
+///   frame centre (1, 1, 1 there; `calibrate spectral`), or the median over a chart's neutral patches
 ///   (`FlashWhiteReference`, `calibrate chart`); a grey card that is not perfectly neutral cancels
 ///   out because the map is relative to the card itself.
 /// - `relativeLevel`: the local flash irradiance (green channel) relative to the centre.
@@ -20,16 +20,17 @@ import Foundation
 /// rising to the corners), and the result is kept at or above `minimumValue`.
 ///
 /// Correction (`FlashShadingCorrection`): every channel of a flash-lit image is divided by the local
-/// relative white, so a grey card renders neutral everywhere, with the centre's white balance.
+/// relative white, so a grey card renders neutral everywhere, with the white balance of the place
+/// the profile's white was measured.
 /// Level flattening (also dividing by `relativeLevel`) is a separate choice, off by default: the
 /// fall-off is part of the dark-room image SPEC 2 describes (lightness differences across the frame
 /// survive), and it also depends on the subject's distance and shape, which a flat-field card at one
 /// distance does not share; colour shading does not depend on distance (it is a function of the
 /// emission angle only), so it is always corrected when the map is present.
 public struct FlashShading: Sendable, Equatable {
-    /// Number of grid columns (≥ 2).
+    /// Number of grid columns (≥ 2; `calibrate flat-field` makes at least 3, `ProfileWarnings` warns of 2).
     public let columns: Int
-    /// Number of grid rows (≥ 2).
+    /// Number of grid rows (≥ 2; as `columns`).
     public let rows: Int
     /// Relative camera-RGB white per node, row-major from the top-left node (`rows * columns`).
     public var relativeWhite: [SIMD3<Double>]

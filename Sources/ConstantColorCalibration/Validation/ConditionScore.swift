@@ -31,6 +31,11 @@ public struct ConditionScore: Sendable {
     public var honesty: ConfidenceHonesty? = nil
     /// Nominal, estimated and true ambient-to-flash exposure ratio.
     public var exposureRatio: ExposureRatioScore? = nil
+
+    /// Whether the condition's ambient illuminance is at most `lux` (unknown: not), within a
+    /// millionth: truth.json holds the illuminance computed from the light's spectrum, and a 200 lux
+    /// condition's reads 200.00000000000023 (`--accuracy-max-lux 200` left two of them out).
+    public func ambientLux(atMost lux: Double) -> Bool { (ambientLux ?? .infinity) <= lux * (1 + 1e-6) }
     /// Per patch: covered by another material in the fused output (flash label map — with an ambient
     /// one and the true geometry, only where both frames saw the patch: `requiringAgreement` — fewer
     /// than `PatchLabelMask.minimumOwnFraction` own-label pixels in its square). Left out of this

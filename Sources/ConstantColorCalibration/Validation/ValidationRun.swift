@@ -29,6 +29,11 @@ public enum ValidationRun {
         case chartMismatch(file: String, firstFile: String, detail: String)
         /// truth.json's `condition.ambientLux` is not a number ≥ 0.
         case invalidLux(file: String)
+        /// A chart patch's square leaves the frames.
+        case patchOutsideFrames(file: String, patch: String, width: Int, height: Int)
+        /// A sub-folder cannot be listed (permissions): it may be a condition, and skipping it would
+        /// change the set's figures silently.
+        case unreadableFolder(folder: String, reason: String)
 
         public var description: String {
             switch self {
@@ -49,6 +54,10 @@ public enum ValidationRun {
             case .chartMismatch(let f, let first, let detail):
                 return "\(f): its chart is not \(first)'s (\(detail)); a set's conditions must describe one chart, its patches in the same order, since repeatability and variance reduction compare each patch across them"
             case .invalidLux(let f): return "\(f): key 'condition.ambientLux' must be a number >= 0 (the ambient illuminance in lux)"
+            case .patchOutsideFrames(let f, let p, let w, let h):
+                return "\(f): chart patch '\(p)': its square lies outside the \(w)x\(h) frames (a chart description of another capture?)"
+            case .unreadableFolder(let f, let reason):
+                return "\(f): cannot be read (\(reason)); it may be a condition, and leaving it out would change the set's figures"
             }
         }
     }
@@ -62,14 +71,23 @@ public enum ValidationRun {
         guard fm.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw Failure.notAFolder(directory: directory)
         }
-        guard let names = try? fm.contentsOfDirectory(atPath: directory) else { throw Failure.noConditions(directory: directory) }
+        let names: [String]
+        do { names = try fm.contentsOfDirectory(atPath: directory) } catch {
+            throw Failure.unreadableFolder(folder: directory, reason: Self.reason(error))
+        }
         let required = ["flash.tif", "ambient.tif", "truth.json"]
         var folders: [String] = []
         for folder in names.sorted().map({ (directory as NSString).appendingPathComponent($0) }) {
-            let present = required.filter { fm.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+            var isSubfolder: ObjCBool = false
+            guard fm.fileExists(atPath: folder, isDirectory: &isSubfolder), isSubfolder.boolValue else { continue }
+            // A sub-folder that cannot be listed is said, not taken for "no condition here".
+            let entries: [String]
+            do { entries = try fm.contentsOfDirectory(atPath: folder) } catch {
+                throw Failure.unreadableFolder(folder: folder, reason: Self.reason(error))
+            }
+            let present = required.filter { entries.contains($0) }
             // Near misses of the names (`FLASH.TIF`, `flash.tiff`): the names are case-sensitive, and
             // such a folder is a condition misnamed, not something else to skip.
-            let entries = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
             func nearMiss(_ name: String) -> String? {
                 entries.first { $0 != name && ($0.lowercased() == name || $0.lowercased() == name + "f") }
             }
@@ -87,6 +105,15 @@ public enum ValidationRun {
         }
         guard !folders.isEmpty else { throw Failure.noConditions(directory: directory) }
         return folders
+    }
+
+    /// The system's reason for a failed file operation (its POSIX error where there is one).
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let posix = (ns.userInfo[NSUnderlyingErrorKey] as? NSError), posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return ns.code == NSFileReadNoPermissionError ? "permission denied" : ns.localizedDescription
     }
 
     /// What a set's truth files hold, read before any condition is fused (`preflight`).
@@ -116,13 +143,24 @@ public enum ValidationRun {
         for folder in folders {
             // Each frame a TIFF this tool reads, with an exposure a camera records (its header and
             // tags; the samples are read when the condition runs).
+            var flashSize = (width: 0, height: 0)
             for frame in ["flash.tif", "ambient.tif"] {
                 let path = (folder as NSString).appendingPathComponent(frame)
-                _ = try exposure(of: TIFFReader.checkHeader(path: path), file: path)
+                let header = try TIFFReader.checkHeader(path: path)
+                _ = try exposure(of: header.exposure, file: path)
+                if frame == "flash.tif" { flashSize = (header.width, header.height) }
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
             let chart = try ChartDescription(json: json, file: file)
+            // truth.json of this capture, its chart's squares inside the frames: said of truth.json
+            // before any condition is fused (a square outside was said of flash.tif once its condition ran).
+            if let size = json.object?["size"]?.doubles, size.count == 2, Int(size[0]) != flashSize.width || Int(size[1]) != flashSize.height {
+                throw Failure.truthSizeMismatch(file: file, truth: size.map { Int($0) }, frames: [flashSize.width, flashSize.height])
+            }
+            for p in chart.patches where !PatchSquare.fits(center: p.center, halfSize: p.halfSize, width: flashSize.width, height: flashSize.height) {
+                throw Failure.patchOutsideFrames(file: file, patch: p.name, width: flashSize.width, height: flashSize.height)
+            }
             if let f = first {
                 let names = chart.patches.map(\.name), firstNames = f.chart.patches.map(\.name)
                 if names.count != firstNames.count {

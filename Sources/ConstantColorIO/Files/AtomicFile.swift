@@ -221,6 +221,13 @@ public enum AtomicFile {
         guard access(folder, W_OK | X_OK) == 0 else {
             throw .writeFailed(path: path, reason: "folder '\(folder)' is not writable (\(String(cString: strerror(errno))))")
         }
+        // The temporary file's name is the output's with a prefix and suffix (`temporaryPath`): both
+        // must fit the folder's file-name limit, or the write fails once the work is done.
+        let limit = pathconf(folder, Int32(_PC_NAME_MAX))
+        let temporaryName = (temporaryPath(for: path) as NSString).lastPathComponent
+        if limit > 0, temporaryName.utf8.count > limit {
+            throw .writeFailed(path: path, reason: "its name is too long: the temporary file it is written through, .NAME.tmp-…, would need \(temporaryName.utf8.count) bytes, and the folder allows \(limit) (keep the name under \(limit - (temporaryName.utf8.count - (path as NSString).lastPathComponent.utf8.count)) bytes)")
+        }
     }
 
     /// True when `path` names the same file as one of `protectedPaths`: after resolving symbolic
