@@ -35,6 +35,10 @@ struct FuseBatchCommand: ParsableCommand {
     @Flag(help: "Also write each pair's linear output (NAME.linear.tif).") var linear = false
     @OptionGroup var fusion: FusionCommandOptions
 
+    func validate() throws {
+        try fusion.checkLinearSpace(producesLinear: linear)
+    }
+
     func run() throws {
         let entries = try PairList.read(path: list)
         guard !entries.isEmpty else { throw CLIError(file: list, problem: "lists no pair") }

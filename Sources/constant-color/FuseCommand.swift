@@ -37,6 +37,7 @@ struct FuseCommand: ParsableCommand {
 
     func validate() throws {
         if let repeated = pair.repeatedOutput { throw ValidationError("two outputs name the same file, \(repeated)") }
+        try fusion.checkLinearSpace(producesLinear: linear != nil)
     }
 
     func run() throws {

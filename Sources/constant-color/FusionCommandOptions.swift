@@ -7,8 +7,8 @@ import Foundation
 struct FusionCommandOptions: ParsableArguments {
     @Option(help: "Camera profile JSON.") var camera: String
     @Option(name: .customLong("flash"), help: "Flash profile JSON.") var flashProfile: String
-    @Option(help: "Space of --linear: rgb (output primaries, linear ICC embedded) or xyz (D65 white at Y = 1).")
-    var linearSpace: String = "rgb"
+    @Option(help: "Space of --linear: rgb (output primaries, linear ICC embedded; the default) or xyz (D65 white at Y = 1).")
+    var linearSpace: String?
     @Option(help: "Output primaries: p3 (Display P3) or srgb.") var primaries: String = "p3"
     @Option(parsing: .unconditional, help: "Decision threshold on the center-weighted mean confidence.") var threshold: Double = 0.85
     @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
@@ -24,7 +24,7 @@ struct FusionCommandOptions: ParsableArguments {
 
     func validate() throws {
         guard OutputPrimaries(rawValue: primaries) != nil else { throw ValidationError("--primaries must be p3 or srgb") }
-        guard LinearOutputSpace(rawValue: linearSpace) != nil else { throw ValidationError("--linear-space must be rgb or xyz") }
+        guard LinearOutputSpace(rawValue: linearSpace ?? "rgb") != nil else { throw ValidationError("--linear-space must be rgb or xyz") }
         guard model == "auto" || MotionModel(rawValue: model) != nil else {
             throw ValidationError("--model must be auto, translation, rigid, similarity or homography")
         }
@@ -34,12 +34,19 @@ struct FusionCommandOptions: ParsableArguments {
         if let s = outputScale, !(s >= 1e-30 && s <= 1e20) { throw ValidationError("--output-scale must be a positive number from 1e-30 to 1e20") }
     }
 
+    /// Refuses `--linear-space` without the linear output it describes (`producesLinear`): it was ignored.
+    func checkLinearSpace(producesLinear: Bool) throws {
+        if linearSpace != nil && !producesLinear {
+            throw ValidationError("--linear-space describes the --linear output, which is not asked for")
+        }
+    }
+
     /// The pipeline's options these flags set (`validate` has run); which optional outputs a pair
     /// asks for is the pair's (`FusionOptions.renderFallback`, `produceLinear`).
     var fusionOptions: FusionOptions {
         var options = FusionOptions()
         options.primaries = OutputPrimaries(rawValue: primaries)!
-        options.linearSpace = LinearOutputSpace(rawValue: linearSpace)!
+        options.linearSpace = LinearOutputSpace(rawValue: linearSpace ?? "rgb")!
         options.threshold = threshold
         options.outputScale = outputScale
         options.registration.model = model == "auto" ? nil : MotionModel(rawValue: model)

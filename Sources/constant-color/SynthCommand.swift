@@ -35,7 +35,7 @@ struct SynthCommand: ParsableCommand {
     @Option(parsing: .singleValue, help: "An ambient light SPEC@LUX[@PLACEMENT]; repeatable.") var light: [String] = []
     @Flag(help: "A dark-room capture: the chart lit by the flash alone.") var darkroom = false
     @Flag(help: "Print the preset names and exit.") var listPresets = false
-    @Option(help: "Condition name for --light (the truth file's condition.name).") var name: String = "custom"
+    @Option(help: "Condition name for --light (the truth file's condition.name; default custom).") var name: String?
     @Option(help: "Condition description for --light.") var description: String?
     @Option(help: "Frame width, pixels.") var width: Int = 600
     @Option(help: "Frame height, pixels.") var height: Int = 400
@@ -63,7 +63,7 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Flicker phase at the flash frame's start, cycles (default: from the seed).") var flickerPhase: Double?
     @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
     @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
-    @Option(help: "Moving object outline: disc or square.") var movingObjectShape: String = "disc"
+    @Option(help: "Moving object outline: disc (the default) or square (with --moving-object or --all-effects).") var movingObjectShape: String?
     @Option(help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
     @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb or malvar-rggb (default: none, every pixel records R, G and B).")
     var demosaic: String?
@@ -86,7 +86,7 @@ struct SynthCommand: ParsableCommand {
         guard readoutMs >= 0 && readoutMs.isFinite else { throw ValidationError("--readout-ms must be >= 0") }
         // (A phase of NaN or infinity hung the renderer: reducing it to one cycle never ends.)
         if let p = flickerPhase, !p.isFinite { throw ValidationError("--flicker-phase must be a finite number of cycles") }
-        guard ["disc", "square"].contains(movingObjectShape) else { throw ValidationError("--moving-object-shape must be disc or square") }
+        guard ["disc", "square"].contains(movingObjectShape ?? "disc") else { throw ValidationError("--moving-object-shape must be disc or square") }
         if let f = flashShading, !(f >= 0 && f <= 1) { throw ValidationError("--flash-shading must be in [0, 1]") }
         if let d = demosaic, Demosaic(rawValue: d) == nil {
             throw ValidationError("--demosaic must be \(Demosaic.allCases.map(\.rawValue).joined(separator: " or "))")
@@ -102,6 +102,14 @@ struct SynthCommand: ParsableCommand {
             if !sceneOnly.isEmpty {
                 throw ValidationError("\(sceneOnly.joined(separator: ", ")) describe a --light scene; a preset, a set or a dark-room capture has its own")
             }
+        }
+        // Options that describe what this run does not render were ignored without a word.
+        let ignored = [("--name", name != nil && light.isEmpty), ("--description", description != nil && light.isEmpty),
+                       ("--no-dark-frame", noDarkFrame && !darkroom && preset != "darkroom" && set == nil),
+                       ("--moving-object-shape", movingObjectShape != nil && movingObject == nil && !allEffects && set == nil)]
+            .filter(\.1).map(\.0)
+        if !ignored.isEmpty {
+            throw ValidationError("\(ignored.joined(separator: ", ")) would be ignored: --name and --description name a --light condition, --no-dark-frame belongs to a dark-room capture, --moving-object-shape to --moving-object or --all-effects")
         }
         guard abs(gradient ?? 0) <= 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
         // A dark-room capture has no ambient frame: the pair's faults have nothing to act on.
@@ -212,7 +220,7 @@ struct SynthCommand: ParsableCommand {
             let lights = try light.map { text in
                 do { return try AmbientLight(parsing: text) } catch { throw ValidationError("--light: \(error)") }
             }
-            let c = SynthCondition(name: name, description: description ?? light.joined(separator: " + "), lights: lights,
+            let c = SynthCondition(name: name ?? "custom", description: description ?? light.joined(separator: " + "), lights: lights,
                                    gradient: gradient ?? 0.3, shadow: !noShadow, speculars: !noSpeculars,
                                    motion: RigidMotion(translationXPx: m[0], translationYPx: m[1], rotationDegrees: m[2]))
             jobs = [(c, out, seed)]

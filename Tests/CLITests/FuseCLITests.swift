@@ -755,6 +755,14 @@ struct FuseCLITests {
              "--max-accuracy must be"),
             (["validate", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"), "--accuracy-max-lux", "-5"],
              "--accuracy-max-lux must be"),
+            // Options describing what the run does not produce (they were ignored, exit 0).
+            (pair.fuseArguments(["--linear-space", "xyz"]), "--linear-space describes the --linear output"),
+            (["fuse-batch", pair.file("none.tsv"), "--out-dir", pair.path, "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"),
+              "--linear-space", "xyz"], "--linear-space describes the --linear output"),
+            (["synth", "--preset", "200lux-4000K-on", "--name", "mine", "--out", pair.file("s")], "--name would be ignored"),
+            (["synth", "--preset", "200lux-4000K-on", "--no-dark-frame", "--out", pair.file("s")], "--no-dark-frame would be ignored"),
+            (["synth", "--preset", "200lux-4000K-on", "--moving-object-shape", "square", "--out", pair.file("s")],
+             "--moving-object-shape would be ignored"),
         ] {
             let r = try CLI.run(arguments)
             #expect(r.status == 2 && r.stderr.contains(mention) && !r.stderr.contains("Missing value"), "\(arguments): \(r.stderr)")

@@ -188,11 +188,12 @@ public enum AtomicFile {
         }
     }
 
-    /// A new temporary name in the same folder as `path`: `.<name>.tmp-<pid>-<random>`.
-    public static func temporaryPath(for path: String) -> String {
+    /// A new temporary name in the same folder as `path`: `.<name>.tmp-<pid>-<random>` (`random`
+    /// in base 36; drawn unless given: `UInt64.max` gives the longest).
+    public static func temporaryPath(for path: String, random number: UInt64 = .random(in: 0...UInt64.max)) -> String {
         let folder = parentFolder(of: path) ?? ""
         let name = (path as NSString).lastPathComponent
-        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let random = String(number, radix: 36)
         let temporaryName = ".\(name).tmp-\(getpid())-\(random)"
         return folder.isEmpty ? temporaryName : (folder as NSString).appendingPathComponent(temporaryName)
     }
@@ -224,7 +225,7 @@ public enum AtomicFile {
         // The temporary file's name is the output's with a prefix and suffix (`temporaryPath`): both
         // must fit the folder's file-name limit, or the write fails once the work is done.
         let limit = pathconf(folder, Int32(_PC_NAME_MAX))
-        let temporaryName = (temporaryPath(for: path) as NSString).lastPathComponent
+        let temporaryName = (temporaryPath(for: path, random: .max) as NSString).lastPathComponent
         if limit > 0, temporaryName.utf8.count > limit {
             throw .writeFailed(path: path, reason: "its name is too long: the temporary file it is written through, .NAME.tmp-…, would need \(temporaryName.utf8.count) bytes, and the folder allows \(limit) (keep the name under \(limit - (temporaryName.utf8.count - (path as NSString).lastPathComponent.utf8.count)) bytes)")
         }
