@@ -94,7 +94,9 @@ struct CalibrateFlatField: ParsableCommand {
             // units (8 bits, floats scaled 0…1): the refusal carries that reason, the likelier one.
             let units = captureLoaded.warnings.filter { $0.contains("white level") }.map { $0.replacingOccurrences(of: "warning: ", with: "") }
             guard !units.isEmpty else { throw error }
-            throw CLIError(file: capture, problem: "\(error) (\(units.joined(separator: "; ")))".replacingOccurrences(of: "\(capture): ", with: ""))
+            // The likelier cause first; the measurement it upset after.
+            let measured = "\(error)".replacingOccurrences(of: "\(capture): ", with: "")
+            throw CLIError(file: capture, problem: "\(units.joined(separator: "; ")); so it measured: \(measured)")
         }
         // The map's white relative to the flash's where the profile's white was measured (a chart's
         // neutral patches; else the centre): at those places the correction is 1.

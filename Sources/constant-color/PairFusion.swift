@@ -30,6 +30,10 @@ struct FusionSetup {
         self.commandOptions = commandOptions
         cameraProfile = try CameraProfile(path: commandOptions.camera)
         flashProfile = try FlashProfile(path: commandOptions.flashProfile)
+        // (The flag was ignored without a word with a profile that has no map.)
+        if commandOptions.flattenFlashFalloff && flashProfile.shading == nil {
+            throw CLIError(file: commandOptions.flashProfile, problem: "has no shading map, so --flatten-flash-falloff has no fall-off to flatten (calibrate flat-field measures one)")
+        }
         profileNotes = ProfileWarnings.lines(camera: cameraProfile, cameraPath: commandOptions.camera, flash: flashProfile,
                                              flashPath: commandOptions.flashProfile,
                                              countColorimetricUncertainty: commandOptions.colorimetricUncertainty)

@@ -59,8 +59,11 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
     @Option(help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
     @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation: 100 or 120 for lamps on 50 or 60 Hz mains; any positive frequency is rendered).") var flicker: String?
-    @Option(help: "Rolling-shutter readout time of a frame, ms (with --flicker).") var readoutMs: Double = 20
-    @Option(help: "Flicker phase at the flash frame's start, cycles (default: from the seed).") var flickerPhase: Double?
+    @Option(help: "Rolling-shutter readout time of a frame, ms (with --flicker or --all-effects; default 20).") var readoutMs: Double?
+    @Option(help: "Flicker phase at the flash frame's start, cycles (with --flicker or --all-effects; default: from the seed).") var flickerPhase: Double?
+
+    /// The readout time, given or default (20 ms).
+    var readoutSeconds: Double { (readoutMs ?? 20) / 1000 }
     @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
     @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
     @Option(help: "Moving object outline: disc (the default) or square (with --moving-object or --all-effects).") var movingObjectShape: String?
@@ -83,7 +86,7 @@ struct SynthCommand: ParsableCommand {
         }
         if let e = exposureError, !(e >= 0 && e < 0.5) { throw ValidationError("--exposure-error must be in [0, 0.5)") }
         if exposureError != nil && exposureFactors != nil { throw ValidationError("give --exposure-error or --exposure-factors, not both") }
-        guard readoutMs >= 0 && readoutMs.isFinite else { throw ValidationError("--readout-ms must be >= 0") }
+        if let r = readoutMs, !(r >= 0 && r.isFinite) { throw ValidationError("--readout-ms must be >= 0") }
         // (A phase of NaN or infinity hung the renderer: reducing it to one cycle never ends.)
         if let p = flickerPhase, !p.isFinite { throw ValidationError("--flicker-phase must be a finite number of cycles") }
         guard ["disc", "square"].contains(movingObjectShape ?? "disc") else { throw ValidationError("--moving-object-shape must be disc or square") }
@@ -106,10 +109,12 @@ struct SynthCommand: ParsableCommand {
         // Options that describe what this run does not render were ignored without a word.
         let ignored = [("--name", name != nil && light.isEmpty), ("--description", description != nil && light.isEmpty),
                        ("--no-dark-frame", noDarkFrame && !darkroom && preset != "darkroom" && set == nil),
-                       ("--moving-object-shape", movingObjectShape != nil && movingObject == nil && !allEffects && set == nil)]
+                       ("--moving-object-shape", movingObjectShape != nil && movingObject == nil && !allEffects && set == nil),
+                       ("--readout-ms", readoutMs != nil && flicker == nil && !allEffects),
+                       ("--flicker-phase", flickerPhase != nil && flicker == nil && !allEffects)]
             .filter(\.1).map(\.0)
         if !ignored.isEmpty {
-            throw ValidationError("\(ignored.joined(separator: ", ")) would be ignored: --name and --description name a --light condition, --no-dark-frame belongs to a dark-room capture, --moving-object-shape to --moving-object or --all-effects")
+            throw ValidationError("\(ignored.joined(separator: ", ")) would be ignored: --name and --description name a --light condition, --no-dark-frame belongs to a dark-room capture, --moving-object-shape to --moving-object or --all-effects, --readout-ms and --flicker-phase to --flicker or --all-effects")
         }
         guard abs(gradient ?? 0) <= 2 else { throw ValidationError("--gradient must be within ±2 (the light goes from 1 − G/2 to 1 + G/2 across the frame; beyond, one side gets negative light)") }
         // A dark-room capture has no ambient frame: the pair's faults have nothing to act on.
@@ -145,10 +150,10 @@ struct SynthCommand: ParsableCommand {
                 throw ValidationError("--flicker: HZ > 0, DEPTH in [0, 1], PWM_HZ > 0, DUTY in (0, 1]")
             }
             e.flicker = Flicker(frequencyHz: f[0], depth: f[1], pwmHz: f.count >= 3 ? f[2] : nil,
-                                pwmDuty: f.count == 4 ? f[3] : 0.5, frameReadoutSeconds: readoutMs / 1000,
+                                pwmDuty: f.count == 4 ? f[3] : 0.5, frameReadoutSeconds: readoutSeconds,
                                 phaseCycles: flickerPhase)
         } else if var f = e.flicker {
-            f.frameReadoutSeconds = readoutMs / 1000
+            f.frameReadoutSeconds = readoutSeconds
             if let p = flickerPhase { f.phaseCycles = p }
             e.flicker = f
         }

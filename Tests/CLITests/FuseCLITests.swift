@@ -763,6 +763,9 @@ struct FuseCLITests {
             (["synth", "--preset", "200lux-4000K-on", "--no-dark-frame", "--out", pair.file("s")], "--no-dark-frame would be ignored"),
             (["synth", "--preset", "200lux-4000K-on", "--moving-object-shape", "square", "--out", pair.file("s")],
              "--moving-object-shape would be ignored"),
+            (["synth", "--preset", "200lux-4000K-on", "--readout-ms", "5", "--flicker-phase", "0.3", "--out", pair.file("s")],
+             "--readout-ms, --flicker-phase would be ignored"),
+            (pair.fuseArguments(["--flatten-flash-falloff"]), "has no shading map, so --flatten-flash-falloff"),
         ] {
             let r = try CLI.run(arguments)
             #expect(r.status == 2 && r.stderr.contains(mention) && !r.stderr.contains("Missing value"), "\(arguments): \(r.stderr)")
