@@ -84,6 +84,7 @@ struct CalibrateFlatField: ParsableCommand {
             darkImage = d.image
         }
         let (columns, rows) = gridSize!
+        let unitsWarnings = captureLoaded.unitsWarnings
         let fit: FlatFieldCalibration
         do {
             fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
@@ -91,12 +92,11 @@ struct CalibrateFlatField: ParsableCommand {
                                            iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
         } catch {
             // A card refused (too dark, clipped) in a file whose samples are not in the profile's
-            // units (8 bits, floats scaled 0…1): the refusal carries that reason, the likelier one.
-            let units = captureLoaded.warnings.filter { $0.contains("white level") }.map { $0.replacingOccurrences(of: "warning: ", with: "") }
-            guard !units.isEmpty else { throw error }
-            // The likelier cause first; the measurement it upset after.
-            let measured = "\(error)".replacingOccurrences(of: "\(capture): ", with: "")
-            throw CLIError(file: capture, problem: "\(units.joined(separator: "; ")); so it measured: \(measured)")
+            // units (8 bits, floats scaled 0…1): that likelier cause first, the measurement it upset after.
+            // (`FlatFieldCalibration` throws `FlatFieldError` only.)
+            guard !unitsWarnings.isEmpty else { throw error }
+            let units = unitsWarnings.map { $0.replacingOccurrences(of: "warning: ", with: "") }
+            throw CLIError(file: capture, problem: "\(units.joined(separator: "; ")); so it measured: \(error.problem)")
         }
         // The map's white relative to the flash's where the profile's white was measured (a chart's
         // neutral patches; else the centre): at those places the correction is 1.

@@ -81,7 +81,8 @@ struct FuseBatchCommand: ParsableCommand {
         for pair in pairs { try pair.checkDestinations(protecting: inputs) }
         let progress = Progress()
         // Its reports give every path absolute: the frames are resolved against the list's folder.
-        let setup = try FusionSetup(fusion).reportingAbsolutePaths()
+        var setup = try FusionSetup(fusion)
+        setup.reportsAbsolutePaths = true
         for line in setup.profileNotes { progress.say(line) }  // once for the batch, after its checks
         var failed: [String] = []
         for (k, (entry, pair)) in zip(entries, pairs).enumerated() {

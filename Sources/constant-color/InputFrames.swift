@@ -11,6 +11,10 @@ enum InputFrames {
         var frame: RawFrame
         var orientation: TIFFOrientation
         var warnings: [String]
+        /// Those of `warnings` that say the samples are not in the profile's units (a white level
+        /// above the file's largest code; floats far under it): the likelier cause of a measurement
+        /// the samples then upset.
+        var unitsWarnings: [String]
     }
 
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
@@ -34,16 +38,18 @@ enum InputFrames {
         if decoded.imageCount > 1 {
             warnings.append("warning: \(path) holds \(decoded.imageCount) images; the first (\(decoded.image.width)x\(decoded.image.height)) is read, the others are ignored")
         }
+        var unitsWarnings: [String] = []
         if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
-            warnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
+            unitsWarnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
         // Floating-point samples are data numbers in the profile's units: a frame whose largest
         // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).
         // (One pass for the largest sample, used here and by the ICC check below.)
         let largestFloat = decoded.isFloatingPoint ? decoded.image.samples.max() : nil
         if let whiteLevel, let top = largestFloat, Double(top) * 100 < whiteLevel.level {
-            warnings.append("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
+            unitsWarnings.append("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
         }
+        warnings += unitsWarnings
         if let icc = decoded.iccProfile {
             let profile = try ICCProfile(bytes: icc, source: path)
             guard profile.isRGB else {
@@ -77,6 +83,6 @@ enum InputFrames {
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
         return Loaded(frame: RawFrame(image: decoded.image, exposure: exposure, name: path), orientation: decoded.tiffOrientation,
-                      warnings: warnings)
+                      warnings: warnings, unitsWarnings: unitsWarnings)
     }
 }

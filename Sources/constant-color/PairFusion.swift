@@ -20,10 +20,15 @@ struct FusionSetup {
     /// The profiles' warnings and notes (`ProfileWarnings`), said once the inputs have been read
     /// and checked, so that a run refused for its inputs prints its one error line alone.
     var profileNotes: [String]
-    /// The profiles' paths as the reports give them (`inputs.camera`, `inputs.flashProfile`): as
-    /// given by default; `fuse-batch`, whose reports give the frames resolved against the list's
-    /// folder, gives them absolute too (`reportingAbsolutePaths`).
-    var reportedProfilePaths: (camera: String, flash: String)
+    /// Whether the reports give the profiles' paths absolute (`fuse-batch`, whose reports give the
+    /// frames resolved against the list's folder) rather than as given.
+    var reportsAbsolutePaths = false
+
+    /// The profiles' paths as the reports give them (`inputs.camera`, `inputs.flashProfile`).
+    var reportedProfilePaths: (camera: String, flash: String) {
+        let paths = (commandOptions.camera, commandOptions.flashProfile)
+        return reportsAbsolutePaths ? (PairFiles.standardized(paths.0), PairFiles.standardized(paths.1)) : paths
+    }
 
     /// Reads the profiles and makes the ICC profiles.
     init(_ commandOptions: FusionCommandOptions) throws {
@@ -38,22 +43,12 @@ struct FusionSetup {
                                              flashPath: commandOptions.flashProfile,
                                              countColorimetricUncertainty: commandOptions.colorimetricUncertainty)
         options = commandOptions.fusionOptions
-        reportedProfilePaths = (commandOptions.camera, commandOptions.flashProfile)
         icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
         linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
         // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
         linearDescription = options.linearSpace == .rgb
             ? "constant-color --linear: linear \(ICCProfileFactory.description(space: options.primaries.space, gamma: 1.0)), the dark-room image lit by the flash alone"
             : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB), the dark-room image lit by the flash alone"
-    }
-}
-
-extension FusionSetup {
-    /// This setup with the reports naming the profiles by absolute paths (`.` and `..` resolved).
-    func reportingAbsolutePaths() -> FusionSetup {
-        var setup = self
-        setup.reportedProfilePaths = (PairFiles.standardized(commandOptions.camera), PairFiles.standardized(commandOptions.flashProfile))
-        return setup
     }
 }
 

@@ -47,8 +47,15 @@ public struct FlashShading: Sendable, Equatable {
     /// Whether a `width × height` frame has the aspect of the capture the map was measured on
     /// (within 2 %), or the capture's size is not recorded.
     public func fits(width: Int, height: Int) -> Bool {
-        guard let c = captureSize, c.x > 0, c.y > 0, width > 0, height > 0 else { return true }
-        return abs(log((Double(width) / Double(height)) / (Double(c.x) / Double(c.y)))) <= log(1.02)
+        guard let c = captureSize else { return true }
+        return Self.sameAspect(c, width: width, height: height)
+    }
+
+    /// Whether a `width × height` frame has the aspect of a `capture` (within 2 %): frame-relative
+    /// positions measured on the one fall at the same places of the other (sizes not positive: yes).
+    public static func sameAspect(_ capture: SIMD2<Int>, width: Int, height: Int) -> Bool {
+        guard capture.x > 0, capture.y > 0, width > 0, height > 0 else { return true }
+        return abs(log((Double(width) / Double(height)) / (Double(capture.x) / Double(capture.y)))) <= log(1.02)
     }
 
     /// The smallest value an interpolated white channel or level may take (guards extrapolation).

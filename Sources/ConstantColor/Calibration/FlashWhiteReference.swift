@@ -23,10 +23,9 @@ public struct FlashWhiteReference: Sendable, Equatable {
         captureSize = SIMD2(width, height)
     }
 
-    /// Whether a capture of `width × height` has this capture's aspect ratio (within 1 %).
+    /// Whether a capture of `width × height` has this capture's aspect ratio (`FlashShading.sameAspect`).
     public func hasAspect(width: Int, height: Int) -> Bool {
-        let a = Double(captureSize.x) / Double(captureSize.y), b = Double(width) / Double(height)
-        return abs(a / b - 1) <= 0.01
+        FlashShading.sameAspect(captureSize, width: width, height: height)
     }
 
     /// Reads the `whiteReference` member; errors name the file and the key.

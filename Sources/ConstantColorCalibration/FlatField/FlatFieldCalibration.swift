@@ -209,19 +209,31 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
     /// The dark frame's size or channels differ from the capture's.
     case darkMismatch(file: String, dark: String, capture: String)
 
-    public var description: String {
+    public var description: String { "\(file): \(problem)" }
+
+    /// The file concerned.
+    public var file: String {
         switch self {
-        case .notRGB(let f, let c): return "\(f): the flat field has \(c) channel(s); camera RGB is required"
-        case .tooSmall(let f, let w, let h, let c, let r):
-            return "\(f): \(w)x\(h) is too small for a \(c)x\(r) grid (at least 4x4 pixels per cell)"
-        case .clipped(let f, let p):
-            return String(format: "%@: %.1f %% of the flat field's pixels are clipped; lower the exposure so the card stays below the white level", f, 100 * p)
-        case .tooDark(let f, let s, let r):
-            return String(format: "%@: the flat field is too dark (median green signal %.0f DN, under 2 %% of the %.0f DN range); expose the card brighter", f, s, r)
-        case .notUniform(let f, let why):
-            return "\(f): does not look like a uniform grey card filling the frame: \(why)"
-        case .darkMismatch(let f, let d, let c):
-            return "\(f): the dark frame is \(d) (width x height x channels) but the capture is \(c); they must match"
+        case .notRGB(let f, _), .tooSmall(let f, _, _, _, _), .clipped(let f, _), .tooDark(let f, _, _), .notUniform(let f, _),
+             .darkMismatch(let f, _, _):
+            return f
+        }
+    }
+
+    /// What is wrong, without the file's name.
+    public var problem: String {
+        switch self {
+        case .notRGB(_, let c): return "the flat field has \(c) channel(s); camera RGB is required"
+        case .tooSmall(_, let w, let h, let c, let r):
+            return "\(w)x\(h) is too small for a \(c)x\(r) grid (at least 4x4 pixels per cell)"
+        case .clipped(_, let p):
+            return String(format: "%.1f %% of the flat field's pixels are clipped; lower the exposure so the card stays below the white level", 100 * p)
+        case .tooDark(_, let s, let r):
+            return String(format: "the flat field is too dark (median green signal %.0f DN, under 2 %% of the %.0f DN range); expose the card brighter", s, r)
+        case .notUniform(_, let why):
+            return "does not look like a uniform grey card filling the frame: \(why)"
+        case .darkMismatch(_, let d, let c):
+            return "the dark frame is \(d) (width x height x channels) but the capture is \(c); they must match"
         }
     }
 }

@@ -59,10 +59,9 @@ public enum NotRegisteredReason: String, Sendable, Codable {
     /// alignment does not matter.
     case noAmbientLight
     /// The best fit found makes the frames' features correlate no more than noise would
-    /// (`Registration.isSignificant`): a
-    /// uniform surface (a grey card, a blank page) shows no structure to align, and an ambient frame
-    /// of another scene (or turned) none that the flash frame shares. A fit there follows noise: 56 px
-    /// on a noisy grey card.
+    /// (`Registration.isSignificant`): a uniform surface (a grey card, a blank page) shows no
+    /// structure to align, and an ambient frame of another scene (or turned) none that the flash
+    /// frame shares. A fit there follows noise: 56 px on a noisy grey card.
     case noSharedStructure
 }
 
