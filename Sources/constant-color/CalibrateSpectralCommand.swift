@@ -63,6 +63,10 @@ struct CalibrateSpectral: ParsableCommand {
         let sensitivity = try CameraSensitivity(json: sensitivityJSON, file: cameraSensitivity)
         let flashJSON = try JSONValue.read(path: flashSpd)
         let flash = try SpectralDistribution(json: flashJSON, file: flashSpd)
+        // Spectral tables sampled coarsely, or with a gap, are interpolated across it (SPEC 4.2): said.
+        for (json, file) in [(sensitivityJSON, cameraSensitivity), (flashJSON, flashSpd)] {
+            if let note = SpectralDistribution.samplingNote(json: json, file: file) { Progress().say("warning: " + note) }
+        }
         // A power distribution: no negative power, and some light.
         let power = try JSONObjectReader(flashJSON, file: flashSpd).numbers("values")
         if let negative = power.first(where: { $0 < 0 }) {

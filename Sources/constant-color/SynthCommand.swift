@@ -185,6 +185,14 @@ struct SynthCommand: ParsableCommand {
         let sensitivity = try CameraSensitivity(path: resolve(camera))
         let cam = SynthCamera(name: sensitivity.name, sensitivity: sensitivity)
         let flashSPD = try SpectralDistribution(path: resolve(flash))
+        // Spectral tables sampled coarsely, or with a gap, are interpolated across it (SPEC 4.2): said.
+        let lightFiles = light.compactMap { text -> String? in
+            guard let l = try? AmbientLight(parsing: text), case .file(let f) = l.spectrum else { return nil }
+            return resolve(f)
+        }
+        for path in [resolve(camera), resolve(flash)] + lightFiles {
+            if let note = SpectralDistribution.samplingNote(path: path) { Progress().say("warning: " + note) }
+        }
         let renderer = SceneRenderer(library: library, camera: cam, flash: flashSPD, flashLuxAtCenter: flashLux)
         let comp: TIFFWriteOptions.Compression = compression == "none" ? .none : compression == "lzw" ? .lzw : .deflate
         let progress = Progress()

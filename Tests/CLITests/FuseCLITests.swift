@@ -857,12 +857,27 @@ struct FuseCLITests {
         #expect(narrowRun.status == 1 && narrowRun.stderr.contains("narrow.json") && narrowRun.stderr.contains("beyond --max-fit-error 8"),
                 "\(narrowRun.stderr)")
         #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")) && !FileManager.default.fileExists(atPath: pair.file("f.json")))
+        // SPEC 4.2 admits any grid: a flash SPD on a 25 nm grid, listed from red to blue, is taken
+        // with a warning that says its sampling (it was refused: "sampled at least every 20 nm").
+        let fine = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
+        let fineW = fine["wavelengthsNm"]!.doubles!, fineV = fine["values"]!.doubles!
+        let coarseW = Array(stride(from: 380.0, through: 780, by: 25)).reversed()
+        let coarseV = coarseW.map { nm in fineV[fineW.firstIndex { $0 >= nm }!] }
+        try JSONValue.object(["wavelengthsNm": .array(coarseW.map(JSONValue.number)), "values": .array(coarseV.map(JSONValue.number))])
+            .encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("coarse.json")))
+        let coarseRun = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", spectra + "camera-nikon-5100-npl.json",
+                                     "--flash-spd", pair.file("coarse.json"), "--spectra", spectra,
+                                     "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+        #expect(coarseRun.status == 0 && coarseRun.stderr.contains("warning: \(pair.file("coarse.json")): sampled every 25 nm"),
+                "\(coarseRun.status) \(coarseRun.stderr)")
+        #expect(FileManager.default.fileExists(atPath: pair.file("f.json")))
         // Two outputs of one file: the file is named.
         let twice = try CLI.run(pair.fuseArguments(["--confidence", pair.path + "/./out.tif"]))
         #expect(twice.status == 2 && twice.stderr.contains("same file") && twice.stderr.contains("out.tif"), "\(twice.stderr)")
         let check = try CLI.run(["check", pair.file("missing.json")])
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)
+    }
     }
 
     /// `fuse` on `folder`'s flash.tif and ambient.tif with the committed synthetic Nikon and YAG

@@ -14,8 +14,13 @@ import ConstantColor
         #expect(d.value(atNm: 830) == 2)
         let z = try SpectralDistribution(wavelengthsNm: [400, 420, 440], values: [1, 3, 2], name: "t", extrapolation: .zero)
         #expect(z.value(atNm: 399) == 0 && z.value(atNm: 441) == 0 && z.value(atNm: 400) == 1)
-        #expect(throws: SpectralGridError.notAscending(index: 2)) {
+        #expect(throws: SpectralGridError.repeatedWavelength(nm: 500)) {
             try SpectralDistribution(wavelengthsNm: [400, 500, 500], values: [1, 2, 3], name: "t")
+        }
+        // SPEC 4.2's "any grid": a table listed from red to blue is the same table.
+        #expect(try SpectralDistribution(wavelengthsNm: [440, 400, 420], values: [2, 1, 3], name: "t") == d)
+        #expect(throws: SpectralGridError.notFinite) {
+            try SpectralDistribution(wavelengthsNm: [400, .nan, 440], values: [1, 2, 3], name: "t")
         }
         #expect(throws: SpectralGridError.outOfRange(firstNm: 300, lastNm: 500)) {
             try SpectralDistribution(wavelengthsNm: [300, 500], values: [1, 2], name: "t")
@@ -125,13 +130,21 @@ import ConstantColor
         #expect(throws: LightSourceError.negativePower(name: "dip", nm: 550, value: -7)) {
             _ = try Photometry.scaled(negative, toIlluminanceLux: 100, cmfs: lib.cmfs)
         }
-        // A gap wider than 20 nm is not interpolated across.
-        #expect(throws: SpectralGridError.gap(fromNm: 500, toNm: 600)) {
-            _ = try SpectralDistribution(wavelengthsNm: [460, 480, 500, 600, 620], values: [1, 1, 1, 1, 1], name: "gap")
-        }
-        #expect(throws: Never.self) {
-            _ = try SpectralDistribution(wavelengthsNm: [400, 420, 440], values: [1, 1, 1], name: "20 nm")
-        }
+        // Any grid is taken (SPEC 4.2); sampling that interpolation fills in is said: a gap in a finer
+        // grid by its ends, a coarse regular grid as such, either only where the gap carries over 1 %
+        // of a channel's area (a coarse tail where a sensitivity has fallen to noise is quiet).
+        let gap = try SpectralDistribution(wavelengthsNm: [460, 480, 500, 600, 620], values: [1, 1, 1, 1, 1], name: "gap")
+        #expect(gap.value(atNm: 550) == 1)
+        let gapNote = SpectralDistribution.samplingNote(wavelengthsNm: [460, 480, 500, 600, 620], channels: [[1, 1, 1, 1, 1]])
+        #expect(gapNote?.hasPrefix("no samples between 500 and 600 nm where the rest is sampled every 20 nm") == true, "\(gapNote ?? "nil")")
+        let regular = SpectralDistribution.samplingNote(wavelengthsNm: [450, 400, 425], channels: [[1, 2, 3]])
+        #expect(regular?.hasPrefix("sampled every 25 nm") == true, "\(regular ?? "nil")")
+        #expect(SpectralDistribution.samplingNote(wavelengthsNm: [400, 420, 440], channels: [[1, 1, 1]]) == nil)
+        let tailW = Array(stride(from: 400.0, through: 700, by: 10)) + [750, 830]
+        let tail = tailW.map { $0 <= 680 ? 1 : 0.001 }
+        #expect(SpectralDistribution.samplingNote(wavelengthsNm: tailW, channels: [tail]) == nil)
+        #expect(SpectralDistribution.samplingNote(wavelengthsNm: tailW, channels: [tail, tailW.map { $0 <= 690 ? 0 : 1 }]) != nil,
+                "a channel whose area lies in the coarse tail is said")
         // A camera sensitivity with a negative lobe beyond 1 % of its peak.
         let lobe: JSONValue = .object(["wavelengthsNm": .array([540, 560, 580, 600, 620].map(JSONValue.number)),
                                        "red": .array([0, 0.1, 0.3, -0.5, 1].map(JSONValue.number)),

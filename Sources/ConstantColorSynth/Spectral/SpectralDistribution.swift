@@ -47,30 +47,30 @@ public struct SpectralDistribution: Sendable, Equatable {
         self.init(workingGridValues: WorkingGrid.wavelengthsNm.map(f), name: name)
     }
 
-    /// The widest step between a distribution's samples (nm): CIE 015:2004 §7.2 tabulates at 5 nm
-    /// and allows 10; 20 still follows a lamp's or a sensor's smooth parts.
-    public static let largestGapNm = 20.0
+    /// The widest step between samples (nm) that `samplingNote` passes over: CIE 015:2004 §7.2
+    /// tabulates at 5 nm and allows 10; 20 still follows a lamp's or a sensor's smooth parts.
+    public static let largestQuietGapNm = 20.0
 
-    /// Resamples a distribution given on any ascending grid within 360–830 nm onto the working grid by
-    /// linear interpolation (SPEC 4.2); outside the given range, `extrapolation` applies.
+    /// The share of a spectrum's area that linear interpolation across one wider gap may carry before
+    /// `samplingNote` speaks: a coarse tail where a sensitivity has fallen to noise carries less.
+    public static let quietGapAreaShare = 0.01
+
+    /// Resamples a distribution given on any grid within 360–830 nm (regular or irregular, in any
+    /// order: the samples are taken in order of wavelength) onto the working grid by linear
+    /// interpolation (SPEC 4.2); outside the given range, `extrapolation` applies. A wavelength given
+    /// twice is refused (which value holds there is not known). Coarse sampling is not refused (SPEC 4.2
+    /// admits any grid) but said by `samplingNote`.
     public init(wavelengthsNm: [Double], values: [Double], name: String,
                 extrapolation: SpectralExtrapolation = .constant) throws(SpectralGridError) {
         guard wavelengthsNm.count == values.count else {
             throw .countMismatch(wavelengths: wavelengthsNm.count, values: values.count)
         }
         guard wavelengthsNm.count >= 2 else { throw .tooFewSamples(wavelengthsNm.count) }
-        for i in 1..<wavelengthsNm.count where !(wavelengthsNm[i] > wavelengthsNm[i - 1]) {
-            throw .notAscending(index: i)
-        }
+        guard wavelengthsNm.allSatisfy(\.isFinite), values.allSatisfy(\.isFinite) else { throw .notFinite }
+        let (wavelengthsNm, values) = try Self.inWavelengthOrder(wavelengthsNm, values)
         guard let first = wavelengthsNm.first, let last = wavelengthsNm.last,
               first >= WorkingGrid.startNm - 1e-9, last <= WorkingGrid.endNm + 1e-9 else {
             throw .outOfRange(firstNm: wavelengthsNm.first ?? .nan, lastNm: wavelengthsNm.last ?? .nan)
-        }
-        guard values.allSatisfy(\.isFinite) else { throw .notFinite }
-        // Linear interpolation across a wide gap invents the data (a review's sensitivity with 500–600
-        // nm removed moved the flash white's red from 0.55 to 1.14 of green's, silently).
-        if let i = (1..<wavelengthsNm.count).first(where: { wavelengthsNm[$0] - wavelengthsNm[$0 - 1] > Self.largestGapNm }) {
-            throw .gap(fromNm: wavelengthsNm[i - 1], toNm: wavelengthsNm[i])
         }
         var out = [Double](repeating: 0, count: WorkingGrid.count)
         var k = 0
@@ -85,6 +85,52 @@ public struct SpectralDistribution: Sendable, Equatable {
             out[i] = values[k] + t * (values[k + 1] - values[k])
         }
         self.init(workingGridValues: out, name: name)
+    }
+
+    /// The samples sorted by wavelength (a table given from red to blue is the same table); a
+    /// wavelength given twice is refused.
+    static func inWavelengthOrder(_ w: [Double], _ v: [Double]) throws(SpectralGridError) -> ([Double], [Double]) {
+        if zip(w, w.dropFirst()).allSatisfy({ $0 < $1 }) { return (w, v) }
+        let order = w.indices.sorted { w[$0] < w[$1] }
+        let sortedW = order.map { w[$0] }, sortedV = order.map { v[$0] }
+        if let i = sortedW.indices.dropFirst().first(where: { sortedW[$0] == sortedW[$0 - 1] }) {
+            throw .repeatedWavelength(nm: sortedW[i])
+        }
+        return (sortedW, sortedV)
+    }
+
+    /// What a user should hear about a table's sampling, or nil when it is fine: its gaps wider than
+    /// `largestQuietGapNm` across which linear interpolation carries more than `quietGapAreaShare`
+    /// of any channel's area (trapezoids over the table's own samples). A regular coarse grid is said
+    /// as such; a gap in a finer grid as the wavelengths it lies between (data missing there are
+    /// invented by the interpolation: a review's sensitivity with 500–600 nm removed moved the flash
+    /// white's red from 0.55 to 1.14 of green's). `channels` are value arrays on `wavelengthsNm`
+    /// (in any order, as the initializer takes them); a table it cannot read gives nil, the
+    /// initializer says why.
+    public static func samplingNote(wavelengthsNm: [Double], channels: [[Double]]) -> String? {
+        guard wavelengthsNm.count >= 2, channels.allSatisfy({ $0.count == wavelengthsNm.count }) else { return nil }
+        let order = wavelengthsNm.indices.sorted { wavelengthsNm[$0] < wavelengthsNm[$1] }
+        let w = order.map { wavelengthsNm[$0] }
+        let steps: [Double] = (1..<w.count).map { w[$0] - w[$0 - 1] }  // steps[k]: from w[k] to w[k + 1]
+        let gaps = steps.indices.filter { steps[$0] > largestQuietGapNm }
+        guard !gaps.isEmpty else { return nil }
+        // Each channel's trapezoid areas over the table's own steps.
+        let areas: [[Double]] = channels.map { channel in
+            let v: [Double] = order.map { abs(channel[$0]) }
+            return steps.indices.map { k in 0.5 * (v[k] + v[k + 1]) * steps[k] }
+        }
+        let totals: [Double] = areas.map { $0.reduce(0, +) }
+        let loud = gaps.filter { k in areas.indices.contains { c in totals[c] > 0 && areas[c][k] > quietGapAreaShare * totals[c] } }
+        guard let widest = loud.max(by: { steps[$0] < steps[$1] }) else { return nil }
+        func nm(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+        if steps.allSatisfy({ abs($0 - steps[0]) < 1e-6 }) {
+            return "sampled every \(nm(steps[0])) nm (CIE 015:2004 tabulates at 5 nm and allows 10): interpolated linearly, "
+                + "so a feature narrower than that between samples (a phosphor LED's blue peak is about 20 nm wide) is not represented"
+        }
+        let finest = steps.sorted()[steps.count / 2]
+        return "no samples between \(nm(w[widest])) and \(nm(w[widest + 1])) nm"
+            + (loud.count > 1 ? " (the widest of \(loud.count) such gaps)" : "")
+            + " where the rest is sampled every \(nm(finest)) nm (median): interpolated linearly across the gap; if data are missing there, what is used there is invented"
     }
 
     /// A constant distribution (e.g. a spectrally flat reflectance).
@@ -135,24 +181,20 @@ public enum SpectralGridError: Error, Equatable, CustomStringConvertible {
     case countMismatch(wavelengths: Int, values: Int)
     /// Fewer than two samples.
     case tooFewSamples(Int)
-    /// Wavelengths do not increase at the given index.
-    case notAscending(index: Int)
+    /// A wavelength is given twice.
+    case repeatedWavelength(nm: Double)
     /// Wavelengths leave 360–830 nm.
     case outOfRange(firstNm: Double, lastNm: Double)
-    /// A value is NaN or infinite.
+    /// A wavelength or value is NaN or infinite.
     case notFinite
-    /// Two consecutive samples lie further apart than `SpectralDistribution.largestGapNm`.
-    case gap(fromNm: Double, toNm: Double)
 
     public var description: String {
         switch self {
         case .countMismatch(let w, let v): return "\(w) wavelengths but \(v) values"
         case .tooFewSamples(let n): return "\(n) samples; at least 2 are needed"
-        case .notAscending(let i): return "wavelengths do not increase at index \(i)"
+        case .repeatedWavelength(let nm): return "wavelength \(nm) nm is given twice"
         case .outOfRange(let a, let b): return "wavelengths \(a)–\(b) nm leave the range 360–830 nm"
-        case .notFinite: return "values must be finite numbers"
-        case .gap(let a, let b):
-            return "no samples between \(a) and \(b) nm; spectral data must be sampled at least every \(Int(SpectralDistribution.largestGapNm)) nm (nothing is interpolated across a gap)"
+        case .notFinite: return "wavelengths and values must be finite numbers"
         }
     }
 }

@@ -39,6 +39,21 @@ extension SpectralDistribution {
                  "values": .array(values.map(JSONValue.number))])
     }
 
+    /// `samplingNote(wavelengthsNm:channels:)` of a table in SPEC 4.2 form — a distribution's
+    /// `values`, or a camera's `red`, `green` and `blue` — naming the file; nil when its sampling is
+    /// fine or the table cannot be read (reading it says why).
+    public static func samplingNote(json: JSONValue, file: String) -> String? {
+        guard let object = json.object, let w = object["wavelengthsNm"]?.doubles else { return nil }
+        let keys = object["values"] != nil ? ["values"] : ["red", "green", "blue"]
+        let channels = keys.compactMap { object[$0]?.doubles }
+        return samplingNote(wavelengthsNm: w, channels: channels).map { "\(file): \($0)" }
+    }
+
+    /// The same for a file; nil also when it cannot be read.
+    public static func samplingNote(path: String) -> String? {
+        (try? JSONValue.read(path: path)).flatMap { samplingNote(json: $0, file: path) }
+    }
+
     static func resampled(_ w: [Double], _ v: [Double], name: String, file: String, key: String,
                           extrapolation: SpectralExtrapolation) throws -> SpectralDistribution {
         do {
