@@ -119,6 +119,18 @@ struct ProfileTests {
                 == .unsupportedVersion(file: "cam.json", version: 2))
         #expect(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": -5"))
                 == .invalidValue(file: "cam.json", key: "blackLevel", expected: "a non-negative code value"))
+        // Keys the schema types are refused when of another type, not read as absent (a numeric name
+        // became "unnamed camera"; a metadata string was dropped, and lost when the profile was written again).
+        #expect(error(cameraJSON.replacingOccurrences(of: "\"name\": \"c\"", with: "\"name\": 7"))
+                == .invalidValue(file: "cam.json", key: "name", expected: "a string"))
+        #expect(error(cameraJSON.replacingOccurrences(of: "\"kind\": \"camera\"", with: "\"kind\": 1"))
+                == .invalidValue(file: "cam.json", key: "kind", expected: "a string"))
+        #expect(error(cameraJSON.replacingOccurrences(of: "\"name\": \"c\"", with: "\"name\": \"c\", \"metadata\": \"fit\""))
+                == .invalidValue(file: "cam.json", key: "metadata", expected: "an object"))
+        let flashText = #"{"schemaVersion":1,"kind":"flash","camera":5,"whiteCameraRGB":[1,1,1],"matrixToXYZD65":[[1,0,0],[0,1,0],[0,0,1]]}"#
+        #expect(throws: JSONFileError.invalidValue(file: "f.json", key: "camera", expected: "a string")) {
+            try FlashProfile(json: JSONValue.parse(Data(flashText.utf8), file: "f.json"), file: "f.json")
+        }
         let huge = try #require(error(cameraJSON.replacingOccurrences(of: "\"blackLevel\": 64", with: "\"blackLevel\": 1e400")))
         #expect(huge.description.contains("cam.json") && huge.description.contains("the value at blackLevel cannot")
                 && !huge.description.contains("\n") && !huge.description.contains("DecodingError"), "\(huge)")

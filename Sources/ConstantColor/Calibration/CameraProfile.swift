@@ -34,10 +34,10 @@ public struct CameraProfile: Sendable, Equatable {
     public init(json: JSONValue, file: String) throws {
         let r = try JSONObjectReader(json, file: file)
         try r.checkSchemaVersion()
-        if let kind = r.members["kind"]?.string, kind != "camera" {
+        if let kind = try r.optionalString("kind"), kind != "camera" {
             throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"camera\" (this is a \(kind) profile)")
         }
-        name = (try? r.string("name")) ?? "unnamed camera"
+        name = try r.optionalString("name") ?? "unnamed camera"
         blackLevel = try r.number("blackLevel")
         whiteLevel = try r.number("whiteLevel")
         guard blackLevel >= 0 else {
@@ -67,7 +67,7 @@ public struct CameraProfile: Sendable, Equatable {
             noise.correlation = NoiseCorrelation(blockFactor: try factors("blockFactor"), areaFactor: try factors("areaFactor"))
         }
         spectralSensitivity = r.members["spectralSensitivity"]
-        metadata = r.members["metadata"]?.object ?? [:]
+        metadata = try r.optionalMembers("metadata")
         extra = r.unknownMembers(known: Self.knownKeys)
     }
 

@@ -47,7 +47,7 @@ public struct FlashProfile: Sendable, Equatable {
     public init(json: JSONValue, file: String) throws {
         let r = try JSONObjectReader(json, file: file)
         try r.checkSchemaVersion()
-        if let kind = r.members["kind"]?.string, kind != "flash" {
+        if let kind = try r.optionalString("kind"), kind != "flash" {
             throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"flash\" (this is a \(kind) profile)")
         }
         let w = try r.numbers("whiteCameraRGB", count: 3)
@@ -58,15 +58,15 @@ public struct FlashProfile: Sendable, Equatable {
         guard matrix.inverse != nil else {
             throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "an invertible matrix")
         }
-        self.init(name: (try? r.string("name")) ?? "unnamed flash",
-                  cameraName: r.members["camera"]?.string,
+        self.init(name: try r.optionalString("name") ?? "unnamed flash",
+                  cameraName: try r.optionalString("camera"),
                   whiteCameraRGB: SIMD3(w[0], w[1], w[2]), matrixToXYZD65: matrix,
                   spectralPowerDistribution: r.members["spectralPowerDistribution"],
                   shading: try r.members["shading"].map { try FlashShading(json: $0, file: file) },
                   colorimetricUncertainty: try r.members[ColorimetricUncertainty.jsonKey].map {
                       try ColorimetricUncertainty(json: $0, file: file)
                   },
-                  metadata: r.members["metadata"]?.object ?? [:],
+                  metadata: try r.optionalMembers("metadata"),
                   extra: r.unknownMembers(known: Self.knownKeys))
         whiteReference = try r.members[FlashWhiteReference.jsonKey].map { try FlashWhiteReference(json: $0, file: file) }
     }

@@ -221,6 +221,19 @@ public struct JSONObjectReader {
         guard let s = v.string else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a string") }
         return s
     }
+    /// An optional string: nil when absent (or null), refused when of another type (a name given as
+    /// a number was read as no name at all).
+    public func optionalString(_ key: String) throws -> String? {
+        guard members[key] != nil, members[key] != .null else { return nil }
+        return try string(key)
+    }
+    /// An optional object's members: empty when absent (or null), refused when of another type (a
+    /// `metadata` string was dropped, and lost when the profile was written again).
+    public func optionalMembers(_ key: String) throws -> [String: JSONValue] {
+        guard let v = members[key], v != .null else { return [:] }
+        guard let o = v.object else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "an object") }
+        return o
+    }
     /// A required array of finite numbers of the given count (any count when nil).
     public func numbers(_ key: String, count: Int? = nil) throws -> [Double] {
         guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
