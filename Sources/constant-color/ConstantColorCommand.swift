@@ -22,6 +22,14 @@ struct ConstantColorCommand: ParsableCommand {
         reuseFreedMemoryForLargeBuffers()
         do {
             var command = try parseAsRoot()
+            // A command group named without one of its commands (`constant-color`, `constant-color
+            // calibrate`) is bad usage (SPEC 3: exit 2), not a request for help (which printed the help
+            // and exited 0).
+            let group = type(of: command).configuration
+            if !group.subcommands.isEmpty {
+                let path = type(of: command) == ConstantColorCommand.self ? "constant-color" : "constant-color \(type(of: command)._commandName)"
+                throw CLIError(file: path, problem: "no command given; one of \(group.subcommands.map { $0._commandName }.joined(separator: ", ")) is needed (\(path) --help)")
+            }
             try command.run()
         } catch let failure as CheckFailed {
             FileHandle.standardError.write(Data("constant-color: check failed: \(failure.message)\n".utf8))

@@ -877,7 +877,12 @@ struct FuseCLITests {
         let check = try CLI.run(["check", pair.file("missing.json")])
         #expect(check.status == 2 && check.stderr.contains("missing.json"))
         #expect(try CLI.run(["fuse", "--help"]).status == 0)
-    }
+        // A command group without its command is bad usage (exit 2, one line), not help (exit 0).
+        for group in [[], ["calibrate"]] {
+            let r = try CLI.run(group)
+            #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("no command given"), "\(group): \(r.stderr)")
+            #expect(try CLI.run(group + ["--help"]).status == 0)
+        }
     }
 
     /// `fuse` on `folder`'s flash.tif and ambient.tif with the committed synthetic Nikon and YAG
