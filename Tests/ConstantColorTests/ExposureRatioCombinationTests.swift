@@ -173,6 +173,42 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(many != nil && abs(many! - 0.01 * (1 - 1 / (z * z))) < 1e-9, "\(String(describing: many)) z \(z)")
     }
 
+    /// The edges' profiles along the lines and across them (`checkedAcrossLines`): where those across
+    /// read r₀ far from those along and outnumber them (a banding's stripes in the ambient frame, read
+    /// as edges), they are left out and r₀ is the along-line profiles'; where the two agree, or those
+    /// across are not many more (a scene's edges in rows whose r₀ differs), every profile counts; with none
+    /// along the lines the check is unchecked, and under a fitted banding the estimate counts the
+    /// banding's size (`uncheckedAcrossLines`).
+    @Test func profilesAcrossTheLinesAreCheckedAgainstThoseAlong() throws {
+        var rng = SplitMix64(seed: 9)
+        func profiles(_ count: Int, g: Double, along: Bool) -> [IlluminationEdgeRatio.EdgeProfile] {
+            (0..<count).map { i in
+                let v = g + 0.02 * rng.gaussian()
+                return IlluminationEdgeRatio.EdgeProfile(gs: SIMD3(v, v, v), weights: SIMD3(repeating: 1 / (0.03 * 0.03)), q: 3, misfit: 0,
+                                                         row: i % 100, of: 100, alongLine: along)
+            }
+        }
+        let along = profiles(120, g: 1.0, along: true)
+        let stripes = IlluminationEdgeRatio.checkedAcrossLines(candidates: along + profiles(1200, g: 0.75, along: false), beyond: [], threeChannel: [])
+        let lines = try #require(stripes.lines)
+        #expect(lines.acrossRefused && abs(lines.across! - 0.75) < 0.01 && (lines.separation ?? 0) > 20)
+        #expect(abs(try #require(stripes.result).ratio - 1) < 0.01 && stripes.result?.sampleCount == 120)
+        #expect(lines.alongCount == 120 && lines.acrossCount == 1200)
+        let agreeing = IlluminationEdgeRatio.checkedAcrossLines(candidates: along + profiles(200, g: 1.0, along: false), beyond: [], threeChannel: [])
+        #expect(agreeing.lines?.acrossRefused == false && agreeing.result?.sampleCount == 320)
+        let few = IlluminationEdgeRatio.checkedAcrossLines(candidates: along + profiles(300, g: 0.9, along: false), beyond: [], threeChannel: [])
+        #expect(few.lines?.acrossRefused == false && (few.lines?.separation ?? 0) > 10 && few.result?.sampleCount ?? 0 > 120)
+        let acrossOnly = IlluminationEdgeRatio.checkedAcrossLines(candidates: profiles(200, g: 1.0, along: false), beyond: [], threeChannel: [])
+        #expect(acrossOnly.lines?.unchecked == true && acrossOnly.lines?.acrossRefused == false && acrossOnly.result?.sampleCount == 200)
+        // Counted only under a fitted banding: (Σ amplitudes / r₀)², here ((0.05 + 0.1) / 1.5)².
+        let banding = [RowBanding(cyclesPerFrameHeight: 9.6, cosineAmplitude: 0.03, sineAmplitude: 0.04),
+                       RowBanding(cyclesPerFrameHeight: 28.8, cosineAmplitude: 0, sineAmplitude: -0.1)]
+        let counted = try #require(AmbientRatioEstimate.uncheckedAcrossLines(acrossOnly.lines, banding: banding, ratio: 1.5))
+        #expect(abs(counted - 0.01) < 1e-12)
+        #expect(AmbientRatioEstimate.uncheckedAcrossLines(acrossOnly.lines, banding: [], ratio: 1.5) == nil)
+        #expect(AmbientRatioEstimate.uncheckedAcrossLines(stripes.lines, banding: banding, ratio: 1.5) == nil)
+    }
+
     /// A band's location with its profiles clustered by row: 60 profiles on two rows whose means
     /// agree keep their biweight's location and count two rows; rows that disagree beyond the stated
     /// noise widen its standard error to the rows' scatter.

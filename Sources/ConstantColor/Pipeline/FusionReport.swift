@@ -238,6 +238,17 @@ public struct FusionReport: Sendable, Codable {
         /// green, blue) the relative error of the subtracted ratio that the confidence counts beside
         /// `relativeUncertainty` (`AmbientRatioEstimate.ambientColourChangeError`); absent otherwise.
         public var ambientColourChangeRelativeError: [Double]?
+        /// r₀ as the edge profiles along the lines of `readoutAxis` (within one line) and across them
+        /// (on the same lines) measure it, the profiles each rests on, and how far apart in their
+        /// standard errors (absent: not measured); whether
+        /// those across were left out for it (`AmbientRatioEstimate.edgeAcrossLinesRefused`: a banding
+        /// the model does not describe leaves stripes that read as illumination edges); and the
+        /// relative standard uncertainty counted where r₀ rests on profiles across the lines alone
+        /// under a fitted banding (absent otherwise).
+        public var edgeRatioAlongLines: Double?, edgeRatioAcrossLines: Double?, edgeLineOrientationSeparation: Double?
+        public var edgeSampleCountAlongLines: Int, edgeSampleCountAcrossLines: Int
+        public var edgeAcrossLinesRefused: Bool
+        public var uncheckedAcrossLinesRelativeUncertainty: Double?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -261,6 +272,10 @@ public struct FusionReport: Sendable, Codable {
             edgeChannelRelativeUncertainty = r.edgeChannelExcessVariance.map { $0.squareRoot() }
             edgeChannelAgreement = r.edgeChannelAgreement
             ambientColourChangeRelativeError = r.ambientColourChangeError.map { [$0.x, $0.y, $0.z] }
+            edgeRatioAlongLines = r.edgeRatioAlongLines; edgeRatioAcrossLines = r.edgeRatioAcrossLines
+            edgeLineOrientationSeparation = r.edgeLineOrientationSeparation; edgeAcrossLinesRefused = r.edgeAcrossLinesRefused
+            edgeSampleCountAlongLines = r.edgeSampleCountAlongLines; edgeSampleCountAcrossLines = r.edgeSampleCountAcrossLines
+            uncheckedAcrossLinesRelativeUncertainty = r.uncheckedAcrossLinesVariance.map { $0.squareRoot() }
         }
     }
 

@@ -144,6 +144,18 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// neither finds any.
     public var readoutAxis: ReadoutAxis = .rows
 
+    /// The edges' r₀ from the profiles along the lines of the readout (within one line) and across
+    /// them (on the rows of those along them), the profiles each rests on, how far apart in their
+    /// standard errors, and whether those across were left out for it
+    /// (`IlluminationEdgeRatio.checkedAcrossLines`); nil (0) where none was measured.
+    public var edgeRatioAlongLines: Double? = nil, edgeRatioAcrossLines: Double? = nil
+    public var edgeSampleCountAlongLines = 0, edgeSampleCountAcrossLines = 0
+    public var edgeLineOrientationSeparation: Double? = nil
+    public var edgeAcrossLinesRefused = false
+    /// The relative variance counted because r₀ rests on profiles across the lines alone under a
+    /// fitted banding (`uncheckedAcrossLines`); nil where it is not.
+    public var uncheckedAcrossLinesVariance: Double? = nil
+
     /// This estimate with the frames' noise consistency recorded and, where it says the ISO tags are
     /// not the captures' (`NoiseConsistency.disagrees`) and no illumination edge measured the ratio
     /// (`source` is `metadata`), EXIF's ratio counted as uncertain by that factor:
@@ -309,8 +321,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         let bandExcess = edges.flatMap { Self.rowBandExcess($0, banding: bandFit.components) }
         let channelExcess = edges.flatMap { Self.channelExcess($0, edgeWeight: weight, ratio: base) }
         let colourChange = edgeMeasurement.channelAgreement.flatMap { Self.ambientColourChange($0, ratio: base) }
+        let orientation = edgeMeasurement.lines
+        let unchecked = edges == nil ? nil : Self.uncheckedAcrossLines(orientation, banding: bandFit.components, ratio: base)
         let sigma = (baseSigma * baseSigma + bandFit.relativeVariance + channelScaleError * channelScaleError
-            + (bandExcess ?? 0) + (channelExcess ?? 0)).squareRoot()
+            + (bandExcess ?? 0) + (channelExcess ?? 0) + (unchecked ?? 0)).squareRoot()
         // The blur per axis of the frame (this pair's are exchanged when it was turned).
         let frameBlur = readout == .rows ? 2 * k2 * blur : 2 * k2 * SIMD2(blur.y, blur.x)
         return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, lineRatios: lines,
@@ -330,7 +344,25 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     edgeRatioByChannel: edges.map { $0.channels.map { $0?.centre } } ?? [],
                                     edgeChannelExcessVariance: channelExcess,
                                     edgeChannelAgreement: edgeMeasurement.channelAgreement?.agreeingFraction,
-                                    ambientColourChangeError: colourChange, readoutAxis: readout)
+                                    ambientColourChangeError: colourChange, readoutAxis: readout,
+                                    edgeRatioAlongLines: orientation?.along, edgeRatioAcrossLines: orientation?.across,
+                                    edgeSampleCountAlongLines: orientation?.alongCount ?? 0,
+                                    edgeSampleCountAcrossLines: orientation?.acrossCount ?? 0,
+                                    edgeLineOrientationSeparation: orientation?.separation,
+                                    edgeAcrossLinesRefused: orientation?.acrossRefused ?? false,
+                                    uncheckedAcrossLinesVariance: unchecked)
+    }
+
+    /// The relative variance to count where the edges' r₀ comes from profiles across the lines of the
+    /// readout alone, with none along them to check it (`IlluminationEdgeRatio.checkedAcrossLines`),
+    /// and a banding was fitted: the square of the banding's summed amplitudes over r₀, as far as a
+    /// stripe of the ambient frame that the model leaves can pull such a profile (its g lies between 0
+    /// and r₀, nearer 0 the less of the stripe the model takes). Nil otherwise: without a banding,
+    /// the rows' exposures are one.
+    static func uncheckedAcrossLines(_ lines: IlluminationEdgeRatio.LineOrientation?, banding: [RowBanding], ratio: Double) -> Double? {
+        guard lines?.unchecked == true, !banding.isEmpty, ratio > 0 else { return nil }
+        let relative = banding.reduce(0) { $0 + $1.amplitude } / ratio
+        return relative * relative
     }
 
     /// Below this share of agreeing channels (`IlluminationEdgeRatio.ChannelAgreement`) the ambient

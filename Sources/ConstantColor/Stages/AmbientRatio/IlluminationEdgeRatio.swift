@@ -41,16 +41,18 @@ enum IlluminationEdgeRatio {
 
     /// One profile whose channels agree on g: each channel's g and weight 1/σ² (weight 0: the channel
     /// did not measure it), the quotient Q = F′/A at its centre, its misfit, its row of the reduced
-    /// pair and that row's place down the frame (0…1). The profile's g and σ are the channels'
+    /// pair and that row's place down the frame (0…1), and whether it runs along the row (`alongLine`:
+    /// within one line of the readout, `checkedAcrossLines`). The profile's g and σ are the channels'
     /// inverse-variance mean and its error, computed once from them.
     struct EdgeProfile {
         let gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, t: Double
+        var alongLine = true
         /// The channels' inverse-variance mean, its standard error and the number of channels measured.
         let g: Double, sigma: Double, channelCount: Int
 
         /// A profile centred on `row` of `rowCount` rows.
-        init(gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, of rowCount: Int) {
-            self.gs = gs; self.weights = weights; self.q = q; self.misfit = misfit
+        init(gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, of rowCount: Int, alongLine: Bool = true) {
+            self.gs = gs; self.weights = weights; self.q = q; self.misfit = misfit; self.alongLine = alongLine
             self.row = row; t = (Double(row) + 0.5) / Double(rowCount)
             var sw = 0.0, swg = 0.0, count = 0
             for c in 0..<3 where weights[c] > 0 { sw += weights[c]; swg += weights[c] * gs[c]; count += 1 }
@@ -104,7 +106,31 @@ enum IlluminationEdgeRatio {
     /// also where only edges beyond the range were found (nil: no profile).
     struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil,
                          coarseChannelScale: ChannelScale? = nil, channelAgreement: ChannelAgreement? = nil,
-                         misfitScale: Double? = nil }
+                         misfitScale: Double? = nil, lines: LineOrientation? = nil }
+
+    /// r₀ from the profiles that run along the lines of the readout (the pair's rows: within one line,
+    /// each frame's exposure is one) and from those across them, and whether the latter were left out
+    /// (`checkedAcrossLines`); nil where no profile was measured.
+    struct LineOrientation: Equatable {
+        var along: Double?, across: Double?
+        /// The profiles each location rests on (0: none).
+        var alongCount = 0, acrossCount = 0
+        /// How far apart they are, in their standard errors (nil: one is missing).
+        var separation: Double?
+        /// Whether the profiles across the lines were left out, reading r₀ unlike those along them.
+        var acrossRefused: Bool
+        /// Whether the profiles across the lines measured r₀ with none along them to check it.
+        var unchecked: Bool { along == nil && across != nil }
+    }
+
+    /// The most the profiles across the lines may read r₀ apart from those along them, in standard
+    /// errors (their own: the systematic part, which both share, left out), before they are left out
+    /// (`checkedAcrossLines`).
+    static let acrossLineSeparationLimit = 4.0
+
+    /// How many times as many profiles across the lines as along them (on the shared rows) show that
+    /// stripes, not a scene's edges, make them (`checkedAcrossLines`).
+    static let acrossLineDominance = 4.0
 
     /// How many of the profiles that read as illumination edges by their green channel alone (far
     /// below Q, within `plausibleRatios`, each channel's g explaining its profile) have all three
@@ -294,12 +320,78 @@ enum IlluminationEdgeRatio {
                 // reflectance edge each its own D_c/A_c. χ² of the channels' agreement, 99 % level.
                 let chi = Self.channelChiSquare(gs, weights: ws)
                 let q = fPrimeSum[j] / p.ambient[j]
-                if used == 3 { threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends)) }
+                if used == 3 {
+                    threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, misfit: misfit, bend: bends,
+                                                            alongLine: horizontal))
+                }
                 guard chi < Self.channelAgreementLimit(channels: used) else { continue }
-                let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h)
+                let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h, alongLine: horizontal)
                 if range.contains(profile.g) { candidates.append(profile) } else { beyond.append(profile) }
             }
         }
+        return checkedAcrossLines(candidates: candidates, beyond: beyond, threeChannel: threeChannel)
+    }
+
+    /// The measurement from the profiles (`summary`), with those across the lines of the readout left
+    /// out where, on the rows that profiles along the lines also measure (within `acrossLineRowReach`
+    /// rows of one), they read r₀ more than `acrossLineSeparationLimit` standard errors from those
+    /// and outnumber them more than `acrossLineDominance` times.
+    /// Along a line both frames' exposure is one, whatever the light did in time; across lines it
+    /// differs by the rows' ambient gain, and a banding the model does not describe (PWM's square
+    /// pulses against the fit's sinusoids) leaves the ambient frame's own stripes in `A`, each a step
+    /// that the flash frame does not share: read as an illumination edge with g between 0 and r₀.
+    /// Under 480 Hz PWM at 25 % duty through a 20 ms readout (a review's 800 lux Nikon render), 3 455
+    /// such profiles read r₀ 0.72× EXIF's at ±0.3 %, `constantColor` at 5.5 ΔE00 off, against 127 along
+    /// the rows reading 1.007 (truth 1.003); on steady light the two agree (1.002 and 1.000). The
+    /// comparison is made on shared rows because under a slow flicker the rows' r₀ differs down the
+    /// frame, and profiles along the lines that lie in one band (a spot's pool at the bottom) read
+    /// that band's r₀, not the frame's. Stripes also outnumber the edges: they cross nearly every
+    /// column of the rows they lie on (2 400–3 100 profiles across the rows against 66–136 along them
+    /// on the PWM renders), where a scene's shadows give both orientations alike (215 and 202 on the
+    /// steady render; 149–171 and 136–168 beside a blue spot under 0.8-cycle flicker, whose edges the
+    /// banding model leaves 1–8 % apart, up to 17 standard errors, before its refit: there every
+    /// profile counts, as before, and the bands of rows' check says the rows are off).
+    static func checkedAcrossLines(candidates: [EdgeProfile], beyond: [EdgeProfile], threeChannel: [ThreeChannelProfile]) -> Measurement {
+        let all = summary(candidates: candidates, beyond: beyond, threeChannel: threeChannel)
+        let along = summary(candidates: candidates.filter(\.alongLine), beyond: beyond.filter(\.alongLine),
+                            threeChannel: threeChannel.filter(\.alongLine))
+        var alongRows = Set<Int>()
+        for profile in candidates where profile.alongLine {
+            for row in (profile.row - acrossLineRowReach)...(profile.row + acrossLineRowReach) { alongRows.insert(row) }
+        }
+        let across = summary(candidates: candidates.filter { !$0.alongLine && alongRows.contains($0.row) },
+                             beyond: beyond.filter { !$0.alongLine && alongRows.contains($0.row) }, threeChannel: [])
+        var lines = LineOrientation(along: along.result?.ratio, across: across.result?.ratio,
+                                    alongCount: along.result?.sampleCount ?? 0, acrossCount: across.result?.sampleCount ?? 0,
+                                    separation: nil, acrossRefused: false)
+        guard let a = along.result, let c = across.result else {
+            var m = all
+            // Too few profiles along the lines to measure r₀: what the others measured is unchecked.
+            if lines.along == nil, let unchecked = all.result { lines.across = unchecked.ratio; lines.acrossCount = unchecked.sampleCount }
+            m.lines = lines.along == nil && lines.across == nil ? nil : lines
+            return m
+        }
+        /// The standard error without the systematic part both share.
+        func own(_ r: Result) -> Double {
+            let systematic = systematicRelativeError * r.ratio
+            return (max(0, r.standardError * r.standardError - systematic * systematic)).squareRoot()
+        }
+        let separation = abs(a.ratio - c.ratio) / max(1e-12, (own(a) * own(a) + own(c) * own(c)).squareRoot())
+        lines.separation = separation
+        lines.acrossRefused = separation > acrossLineSeparationLimit && Double(c.sampleCount) > acrossLineDominance * Double(a.sampleCount)
+        var m = lines.acrossRefused ? along : all
+        m.lines = lines
+        return m
+    }
+
+    /// How many rows of the measured pair either side of a profile along the lines the profiles
+    /// across them are compared on (`checkedAcrossLines`): 2, a twelfth of the 600 × 400 hard
+    /// fixtures' halved pair (a slow flicker's r₀ changes little over it; a 9.6-cycle one's stripes,
+    /// five such rows apart, are all sampled).
+    static let acrossLineRowReach = 2
+
+    /// The measurement from the profiles collected by `measure`.
+    static func summary(candidates: [EdgeProfile], beyond: [EdgeProfile], threeChannel: [ThreeChannelProfile]) -> Measurement {
         // The profiles that the model explains (`misfitLimit`), against the noise model's scale or,
         // where the candidates' median misfit is above its noise-model median, that median's: a
         // guard for a camera profile whose noise model understates the frames' noise (a raw
@@ -366,6 +458,8 @@ enum IlluminationEdgeRatio {
     /// channel's bend (`channelFit`).
     struct ThreeChannelProfile {
         var g: SIMD3<Double>, sigma: SIMD3<Double>, q: Double, misfit: Double, bend: SIMD3<Double>
+        /// Whether it runs along the line (`EdgeProfile.alongLine`).
+        var alongLine = true
 
         /// Whether green's g reads as an illumination edge (`readsAsIlluminationEdge`) within `ratios`,
         /// with red's and blue's g positive.
