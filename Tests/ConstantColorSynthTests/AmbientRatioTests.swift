@@ -87,11 +87,8 @@ struct AmbientRatioTests {
     @Test("fast PWM flicker: the ambient frame's stripes are not read as illumination edges, r0 within 1.5 % of the truth",
           arguments: [0.91, 0.0])
     func pulsedStripes(phase: Double) throws {
-        var c = SynthCondition.envelope(lux: 800, cctKelvin: 5000, duv: 0)
-        c.effects.flicker = Flicker(frequencyHz: 480, depth: 1, pwmHz: 480, pwmDuty: 0.25, phaseCycles: phase)
-        let (result, truth) = try Self.fuse(c, width: 600, height: 400, seed: 1)
-        let e = result.ambientRatio
-        let err = Self.rowError(e, truth)
+        let (e, err) = try Self.estimate(lux: 800, flicker: Flicker(frequencyHz: 480, depth: 1, pwmHz: 480, pwmDuty: 0.25, phaseCycles: phase),
+                                         seed: 1)
         print(String(format: "PWM 480 Hz, phase %.2f: r0 %.4f ±%.4f (along the rows %.4f, across %.4f, %.1f standard errors apart), mean error %.4f",
                      phase, e.baseRatio, e.relativeUncertainty, e.edgeRatioAlongLines ?? .nan, e.edgeRatioAcrossLines ?? .nan,
                      e.edgeLineOrientationSeparation ?? .nan, err.mean))
@@ -204,16 +201,22 @@ struct AmbientRatioTests {
     /// covers the rows' error that its sinusoids leave.
     @Test("PWM at 100 Hz and 10 % duty: the square banding is found, and the stated σ covers the rows' error", arguments: [0.85, 0.3])
     func squarePulses(phase: Double) throws {
-        var c = SynthCondition.envelope(lux: 200, cctKelvin: 5000, duv: 0)
-        c.effects.flicker = Flicker(frequencyHz: 100, depth: 1, pwmHz: 100, pwmDuty: 0.1, phaseCycles: phase)
-        let (result, truth) = try Self.fuse(c, width: 600, height: 400, seed: 4)
-        let e = result.ambientRatio
-        let err = Self.rowError(e, truth)
+        let (e, err) = try Self.estimate(lux: 200, flicker: Flicker(frequencyHz: 100, depth: 1, pwmHz: 100, pwmDuty: 0.1, phaseCycles: phase),
+                                         seed: 4)
         print(String(format: "PWM 100 Hz 10 %%, phase %.2f: %@, row RMS %.4f, stated σ %.4f", phase,
                      e.banding.map { String(format: "%.2f c/frame %.4f", $0.cyclesPerFrameHeight, $0.amplitude) }.joined(separator: ", "),
                      err.rms, e.relativeUncertainty))
         #expect(e.banding.contains { $0.amplitude >= 0.02 })  // (RowBandingFit.rowCentredMinimumAmplitude)
         #expect(err.rms < 2 * e.relativeUncertainty)
+    }
+
+    /// Stage 4a's estimate on a 600 × 400 render of the envelope's 5000 K condition at `lux` under
+    /// `flicker`, and its rows' error against the truth (`rowError`).
+    static func estimate(lux: Double, flicker: Flicker, seed: UInt64) throws -> (AmbientRatioEstimate, (rms: Double, mean: Double)) {
+        var c = SynthCondition.envelope(lux: lux, cctKelvin: 5000, duv: 0)
+        c.effects.flicker = flicker
+        let (result, truth) = try fuse(c, width: 600, height: 400, seed: seed)
+        return (result.ambientRatio, rowError(result.ambientRatio, truth))
     }
 
     /// The same flicker in frames stored turned (a portrait capture that the raw converter turned

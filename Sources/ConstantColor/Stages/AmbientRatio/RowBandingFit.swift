@@ -120,15 +120,15 @@ struct RowBandingFit {
     /// Where that finds no component of `rowCentredLookBelow` or more but threw out most of the pixels
     /// of `rowCentredLookShare` of the rows or more (`discardedRowShare`), a second look with the robust
     /// weights taken about each row's median residual (`rowCentredWeights`), kept where it finds a
-    /// component of at least `rowCentredMinimumAmplitude` and more than twice the banding power. The weights are against pixels that misfit the model (a surface's
-    /// edge, a moving object); a banding that changes r sharply — PWM's square pulses, where a row's
-    /// short exposure catches one pulse or two — puts all of a few rows' pixels there at once, and
-    /// the weights threw those rows out: a review's 100 Hz PWM at 10 % duty, rows at 0.78 or 1.65
-    /// of the mean r, gave no banding, r₀ from one band of rows 27–31 % off at 0.9 % stated,
-    /// `constantColor` 3.5–5.2 ΔE00 off (one render read a 9.9-cycle component of 2.5 % instead). What a
-    /// whole row shares is the banding's, not a surface's.
-    /// Not the first look: at 3 MP on steady light, rows that precise let the row-centred weights keep
-    /// the fall-off's misfit, read as a 1.7-cycle banding of 0.4 %.
+    /// component of at least `rowCentredMinimumAmplitude` and more than twice the banding power.
+    /// The weights are against pixels that misfit the model (a surface's edge, a moving object); a
+    /// banding that changes r sharply — PWM's square pulses, where a row's short exposure catches one
+    /// pulse or two — puts all of a few rows' pixels there at once, and the weights threw those rows
+    /// out: a review's 100 Hz PWM at 10 % duty, rows at 0.78 or 1.65 of the mean r, gave no banding
+    /// (one render a 9.9-cycle component of 2.5 %), r₀ from one band of rows 27–31 % off at 0.9 %
+    /// stated, `constantColor` 3.5–5.2 ΔE00 off. What a whole row shares is the banding's, not a
+    /// surface's. Not the first look: at 3 MP on steady light, rows that precise let the row-centred
+    /// weights keep the fall-off's misfit, read as a 1.7-cycle banding of 0.4 %.
     static func fit(_ p: ReducedFramePair, ratio: Double = 1) -> RowBandingFit {
         let plain = fit(p, ratio: ratio, rowCentredWeights: false)
         guard plain.components.allSatisfy({ $0.amplitude < rowCentredLookBelow }),
