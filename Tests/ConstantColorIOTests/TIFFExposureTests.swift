@@ -101,11 +101,7 @@ struct TIFFExposureTests {
         var offset: UInt64 = 0
         #expect(TIFFWriteCustomDirectory(tif, &offset) == 1)
         #expect(TIFFCreateDirectory(tif) == 0)
-        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
-        #expect(cc_tiff_set_double(tif, 33434, 1.0 / 30) == 1)
-        #expect(cc_tiff_set_double(tif, 33437, 4) == 1)
-        var iso: UInt16 = 800
-        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
+        Self.setIFD0Exposure(tif, seconds: 1.0 / 30, fNumber: 4, iso: 800)
         Self.finishTinyImage(tif, exifOffset: offset)
 
         let decoded = try TIFFReader.read(path: path)
@@ -118,6 +114,16 @@ struct TIFFExposureTests {
         #expect(notes.count == 2, "\(notes)")
         #expect(notes.contains { $0.contains("ExposureTime is 1/30 s") && $0.contains("1/250 s") && $0.contains("EXIF value is used") }, "\(notes)")
         #expect(notes.contains { $0.contains("FNumber is f/4 in IFD0 and f/8") }, "\(notes)")
+    }
+
+    /// Writes ExposureTime (33434), FNumber (33437) and PhotographicSensitivity (34855) into the
+    /// current (IFD0) directory of `tif`, where some tools put them.
+    static func setIFD0Exposure(_ tif: OpaquePointer, seconds: Double, fNumber: Double, iso: UInt16) {
+        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
+        #expect(cc_tiff_set_double(tif, 33434, seconds) == 1)
+        #expect(cc_tiff_set_double(tif, 33437, fNumber) == 1)
+        var value = iso
+        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &value) == 1)
     }
 
     /// Points the current (IFD0) directory of `tif` at the EXIF directory written at `exifOffset`,
@@ -205,11 +211,7 @@ struct TIFFExposureTests {
         let folder = try TemporaryFolder()
         let path = folder.file("ifd0-65535-bad-exif.tif")
         let tif = try #require(TIFFOpen(path, "w"))
-        #expect(cc_tiff_register_ifd0_exposure_fields(tif) == 0)
-        #expect(cc_tiff_set_double(tif, 33434, 1.0 / 30) == 1)
-        #expect(cc_tiff_set_double(tif, 33437, 4) == 1)
-        var iso: UInt16 = 65535
-        #expect(cc_tiff_set_u16_array(tif, 34855, 1, &iso) == 1)
+        Self.setIFD0Exposure(tif, seconds: 1.0 / 30, fNumber: 4, iso: 65535)
         Self.finishTinyImage(tif, exifOffset: 1 << 30)  // far beyond the file's end
         let decoded = try TIFFReader.read(path: path)
         #expect(decoded.exposure.isoSpeed == 65535 && decoded.exposure.fNumber == 4)

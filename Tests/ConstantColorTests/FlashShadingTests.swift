@@ -109,12 +109,7 @@ struct FlashShadingTests {
         var json = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9),
                                 matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ).json.object!
         json["shading"] = .object(shading)
-        #expect {
-            _ = try FlashProfile(json: .object(json), file: "bad.json")
-        } throws: { error in
-            let text = "\(error)"
-            return text.hasPrefix("bad.json: ") && text.contains("'\(named)'") && !text.contains("\n")
-        }
+        Self.expectOneLineError(json, naming: named)
         // A missing member is named too.
         shading[key] = nil
         json["shading"] = .object(shading)
@@ -153,12 +148,17 @@ struct FlashShadingTests {
             var reference = json["whiteReference"]!.object!
             reference[key] = value
             json["whiteReference"] = .object(reference)
-            #expect {
-                _ = try FlashProfile(json: .object(json), file: "bad.json")
-            } throws: { error in
-                let text = "\(error)"
-                return text.hasPrefix("bad.json: ") && text.contains("'whiteReference.\(key)'") && !text.contains("\n")
-            }
+            Self.expectOneLineError(json, naming: "whiteReference.\(key)")
+        }
+    }
+
+    /// `json`, read as the flash profile "bad.json", is refused with one line that names the file and `key`.
+    static func expectOneLineError(_ json: [String: JSONValue], naming key: String) {
+        #expect {
+            _ = try FlashProfile(json: .object(json), file: "bad.json")
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("bad.json: ") && text.contains("'\(key)'") && !text.contains("\n")
         }
     }
 }
