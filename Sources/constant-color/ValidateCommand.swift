@@ -25,7 +25,10 @@ struct ValidateCommand: ParsableCommand {
             With label maps, each patch is the median over its own material's pixels only (flash \
             labels for the output and confidence, ambient labels for the ambient photo); a patch with \
             fewer than 25 % own-label pixels in its square is occluded in that condition and left out \
-            of its metrics (listed in the report). \
+            of its metrics (listed in the report). A patch with more than half of its pixels clipped \
+            in a condition's flash frame is left out of that condition's metrics the same way (the \
+            output there is the gap fill), and listed; a condition with more than half of its \
+            patches so clipped is refused as overexposed. \
             The ambient-to-flash exposure ratio: EXIF, the pipeline's estimate (report \
             exposure.estimatedAmbientToFlashRatio, when present) and the truth. \
             The numbers depend on the profiles: --camera and --flash, or, for each not given, the \
@@ -196,7 +199,7 @@ struct ValidateCommand: ParsableCommand {
         print(String(format: "set of %d: accuracy mean %.2f max %.2f ΔE00; %@; patch confidence %.3f; decisions %@",
                      scores.count, set.meanAccuracy, set.maxAccuracy, spread, set.meanPatchConfidence,
                      set.decisions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        if let line = set.occlusionSummary { print(line) }
+        for line in [set.occlusionSummary, set.clippingSummary, set.withoutRepeatabilitySummary].compactMap({ $0 }) { print(line) }
         func pct(_ v: Double?) -> String { v.map { String(format: "%.2f %%", 100 * $0) } ?? "-" }
         func ratio(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "-" }
         if scores.contains(where: { $0.honesty != nil || $0.exposureRatio?.estimated != nil || $0.exposureRatio?.effective != nil }) {

@@ -374,18 +374,49 @@ struct CalibrateValidateCLITests {
         let negativeLux = try CLI.run(["validate", set.path] + profiles)
         #expect(negativeLux.status == 2 && negativeLux.stderr.contains("condition.ambientLux' must be a number >= 0"), "\(negativeLux.stderr)")
         try writeSecond { _ in }
-        // A patch square on a flash highlight: the output there is the gap fill, not a measurement,
-        // and it is refused as `calibrate chart` refuses it (it was scored: ΔE00 74.7, check failed).
+        // A patch square on a flash highlight: the output there is the gap fill, not a measurement.
+        // It was scored once (ΔE00 74.7, check failed), then refused with the whole set; now that
+        // sample is left out of the condition's metrics and listed, and the condition's other
+        // patches score exactly as without it (the fusion does not depend on the chart).
+        let reportPath = set.appendingPathComponent("report.json").path
+        func conditionReport(_ name: String) throws -> [String: JSONValue] {
+            let conditions = try #require(JSONValue.read(path: reportPath).object?["conditions"]?.array)
+            return try #require(conditions.compactMap(\.object).first { $0["name"]?.string == name })
+        }
+        try writeSecond { _ in }
+        let unmoved = try CLI.run(["validate", set.path, "--json", reportPath] + profiles)
+        #expect(unmoved.status != 2, "\(unmoved.stderr)")
+        let unmovedPatches = try #require(conditionReport("200lux-4000K-on")["patches"]?.array).compactMap { $0.object?["deltaE2000"]?.double }
         let highlight = try #require(secondOriginal["speculars"]?.array?.first?.object?["center"])
         var onHighlight = secondPatches, moved = secondPatches[0].object!
         moved["center"] = highlight; moved["halfSize"] = .number(2)
         onHighlight[0] = .object(moved)
         secondChart["patches"] = .array(onHighlight)
         try writeSecond { $0["chart"] = .object(secondChart) }
-        let onClipped = try CLI.run(["validate", set.path] + profiles)
-        let clippedErrors = onClipped.stderr.split(separator: "\n").filter { $0.contains("error:") }
-        #expect(onClipped.status == 2 && onClipped.stderr.contains("200lux-4000K-on/flash.tif: patch 'dark skin' is mostly clipped")
-                && clippedErrors.count == 1, "\(onClipped.stderr)")
+        let onClipped = try CLI.run(["validate", set.path, "--json", reportPath] + profiles)
+        #expect(onClipped.status != 2 && !onClipped.stderr.contains("error:")
+                && onClipped.stdout.contains("left out 1 patch sample(s) mostly clipped in the flash frame (200lux-4000K-on: 'dark skin'"),
+                "\(onClipped.stdout)\n\(onClipped.stderr)")
+        let clippedCondition = try conditionReport("200lux-4000K-on")
+        let clippedPatch = try #require(clippedCondition["patches"]?.array?.first?.object)
+        #expect(clippedCondition["mostlyClippedPatches"]?.array?.compactMap(\.string) == ["dark skin"])
+        #expect(clippedPatch["mostlyClippedInFlash"] == .bool(true) && (clippedPatch["flashClippedFraction"]?.double ?? 0) > 0.5)
+        let rest = unmovedPatches.dropFirst()
+        #expect(unmovedPatches.count == 24 && abs((clippedCondition["accuracyMeanDeltaE2000"]?.double ?? .nan) - rest.reduce(0, +) / 23) < 1e-9,
+                "\(clippedCondition["accuracyMeanDeltaE2000"] ?? .null) against \(rest.reduce(0, +) / 23)")
+        let clippedSet = try #require(JSONValue.read(path: reportPath).object?["set"]?.object?["mostlyClippedPatchSamples"]?.object)
+        #expect(clippedSet["count"]?.double == 1)
+        // More than half of the chart on the highlight: the capture is overexposed, refused.
+        secondChart["patches"] = .array(secondPatches.indices.map { i in
+            guard i <= 12, var p = secondPatches[i].object else { return secondPatches[i] }
+            p["center"] = highlight; p["halfSize"] = .number(2)
+            return .object(p)
+        })
+        try writeSecond { $0["chart"] = .object(secondChart) }
+        let overexposed = try CLI.run(["validate", set.path] + profiles)
+        let clippedErrors = overexposed.stderr.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(overexposed.status == 2 && overexposed.stderr.contains("200lux-4000K-on/flash.tif: 13 of 24 patches are mostly clipped")
+                && clippedErrors.count == 1, "\(overexposed.stderr)")
         try writeSecond { _ in }
         // A check the set cannot measure is a usage error, not a failed check (it printed "nan", exit 1).
         let unmeasurable = try CLI.run(["validate", set.path, "--max-confident-wrong", "0.01"] + profiles)

@@ -50,6 +50,20 @@ public struct PatchSample: Sendable, Equatable {
         let n = occluded ? pixelCount : (ownLabelCount ?? pixelCount)
         return n == 0 ? 1 : 1 - Double(usableCount) / Double(n)
     }
+    /// More than half of the sampled pixels are clipped (an occluded sample is never): the median is
+    /// then over what is left of the patch, not a measurement of it.
+    public var mostlyClipped: Bool { !occluded && clippedFraction > PatchSampling.mostlyClippedFraction }
+}
+
+/// What `PatchSampling.sample(_:chart:clipped:labels:mostlyClippedPatches:file:)` does with a patch
+/// that is mostly clipped while most of the chart is not.
+public enum MostlyClippedPatches: Sendable {
+    /// Throw `PatchSamplingError.mostlyClipped` (`calibrate chart`: a profile fitted without a patch
+    /// is another profile than the user asked for).
+    case refused
+    /// Return the sample flagged (`PatchSample.mostlyClipped`) for the caller to leave out and
+    /// report (`validate`: one flash highlight on one patch of one condition does not void a set).
+    case flagged
 }
 
 /// A material label map (one plane, same size as the sampled image) that restricts each patch's sample
@@ -125,13 +139,16 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
         case .mostPatchesClipped(let f, let n, let t, let first):
             return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'); the capture is overexposed, shoot with less exposure"
         case .noNeutralPatch(let f):
-            return "\(f): no neutral patch is visible and measurable (each occluded, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
+            return "\(f): no neutral patch is visible and measurable (each occluded, mostly clipped in the flash frame, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
         }
     }
 }
 
 /// Sampling of chart patches (SPEC 5: "each patch's color is the median of its central square").
 public enum PatchSampling {
+    /// A patch sample with more than this fraction of its pixels clipped is mostly clipped.
+    public static let mostlyClippedFraction = 0.5
+
     /// Median of `values` (the mean of the two middle values for an even count); sorts in place.
     /// NaN when empty.
     public static func median<T: BinaryFloatingPoint>(_ values: inout [T]) -> Double {
@@ -199,11 +216,12 @@ public enum PatchSampling {
     ///
     /// - Throws: `.outsideImage` for the first patch whose square leaves the image;
     ///   `.labelMapMismatch` when the label map's size or label count does not fit; with a clip
-    ///   mask, `.mostPatchesClipped` when more than half of the patches have more than half of
-    ///   their pixels clipped, else `.mostlyClipped` for the first such patch (occluded patches
-    ///   are not checked).
+    ///   mask, `.mostPatchesClipped` when more than half of the patches are mostly clipped
+    ///   (`PatchSample.mostlyClipped`; occluded patches are not checked), else, with
+    ///   `mostlyClippedPatches` `.refused`, `.mostlyClipped` for the first such patch.
     public static func sample(_ image: PlanarImage, chart: ChartDescription, clipped: [UInt8]? = nil,
-                              labels: PatchLabelMask? = nil, file: String) throws(PatchSamplingError) -> [PatchSample] {
+                              labels: PatchLabelMask? = nil, mostlyClippedPatches: MostlyClippedPatches = .refused,
+                              file: String) throws(PatchSamplingError) -> [PatchSample] {
         for p in chart.patches where !PatchSquare.fits(center: p.center, halfSize: p.halfSize, width: image.width, height: image.height) {
             throw .outsideImage(file: file, patch: p.name, width: image.width, height: image.height)
         }
@@ -220,11 +238,12 @@ public enum PatchSampling {
             guard let labels else { return sample(image, square: square, clipped: clipped) }
             return sample(image, square: square, clipped: clipped, labels: labels.map, label: labels.labels[i])
         }
-        let bad = samples.indices.filter { !samples[$0].occluded && samples[$0].clippedFraction > 0.5 }
+        let bad = samples.indices.filter { samples[$0].mostlyClipped }
         if let first = bad.first {
             if 2 * bad.count > samples.count {
                 throw .mostPatchesClipped(file: file, clipped: bad.count, total: samples.count, first: chart.patches[first].name)
             }
+            guard mostlyClippedPatches == .refused else { return samples }
             throw .mostlyClipped(file: file, patch: chart.patches[first].name,
                                  clippedPercent: Int((100 * samples[first].clippedFraction).rounded()))
         }

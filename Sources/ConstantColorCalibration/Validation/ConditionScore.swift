@@ -50,12 +50,23 @@ public struct ConditionScore: Sendable {
     /// Per patch: the same in the ambient label map (empty: no map).
     public var ambientOwnLabelFraction: [Double] = []
 
-    /// Whether patch `i` is left out of the output-side metrics.
+    /// Per patch: fraction of its sampled pixels clipped in the flash frame (empty: no clip mask).
+    public var flashClippedFraction: [Double] = []
+
+    /// Whether patch `i` is covered by another material in the output.
     public func isOccludedInOutput(_ i: Int) -> Bool { i < occludedInOutput.count && occludedInOutput[i] }
+    /// Whether patch `i` is mostly clipped in the flash frame (not occluded, more than
+    /// `PatchSampling.mostlyClippedFraction` of its pixels clipped): the output there is the gap
+    /// fill, not a measurement.
+    public func isMostlyClippedInFlash(_ i: Int) -> Bool {
+        !isOccludedInOutput(i) && i < flashClippedFraction.count && flashClippedFraction[i] > PatchSampling.mostlyClippedFraction
+    }
+    /// Whether patch `i` is left out of the output-side metrics (occluded or mostly clipped).
+    public func isLeftOutOfOutput(_ i: Int) -> Bool { isOccludedInOutput(i) || isMostlyClippedInFlash(i) }
     /// Whether patch `i`'s ambient-photo sample is left out.
     public func isOccludedInAmbientPhoto(_ i: Int) -> Bool { i < occludedInAmbientPhoto.count && occludedInAmbientPhoto[i] }
-    /// The patches scored in this condition (not occluded in the output), in chart order.
-    public var scoredPatches: [Int] { patchNames.indices.filter { !isOccludedInOutput($0) } }
+    /// The patches scored in this condition (not left out of the output), in chart order.
+    public var scoredPatches: [Int] { patchNames.indices.filter { !isLeftOutOfOutput($0) } }
 
     /// Mean CIEDE2000 over the scored patches (NaN when none is).
     public var meanDeltaE2000: Double {
@@ -90,6 +101,10 @@ public struct ConditionScore: Sendable {
                     p["ownLabelFraction"] = num(ownLabelFraction[i])
                     p["occluded"] = .bool(isOccludedInOutput(i))
                 }
+                if i < flashClippedFraction.count {
+                    p["flashClippedFraction"] = num(flashClippedFraction[i])
+                    p["mostlyClippedInFlash"] = .bool(isMostlyClippedInFlash(i))
+                }
                 if i < ambientOwnLabelFraction.count {
                     p["ambientOwnLabelFraction"] = num(ambientOwnLabelFraction[i])
                     p["ambientPhotoOccluded"] = .bool(isOccludedInAmbientPhoto(i))
@@ -100,6 +115,9 @@ public struct ConditionScore: Sendable {
         if !occludedInOutput.isEmpty || !occludedInAmbientPhoto.isEmpty {
             o["occludedPatches"] = .array(patchNames.indices.filter(isOccludedInOutput).map { .string(patchNames[$0]) })
             o["ambientPhotoOccludedPatches"] = .array(patchNames.indices.filter(isOccludedInAmbientPhoto).map { .string(patchNames[$0]) })
+        }
+        if patchNames.indices.contains(where: isMostlyClippedInFlash) {
+            o["mostlyClippedPatches"] = .array(patchNames.indices.filter(isMostlyClippedInFlash).map { .string(patchNames[$0]) })
         }
         if let lux = ambientLux { o["ambientLux"] = .number(lux) }
         if let h = honesty { o["confidenceHonesty"] = h.json }
@@ -131,10 +149,11 @@ public enum ValidationScoring {
     ///     of the exposure fit and the condition's means. Nil: the whole square (SPEC 5).
     ///   - ambientLabels: the ambient-frame label map (geometry of `ambientPhotoXYZ`), likewise.
     ///   - flashClipped: the flash frame's clipped pixels (`LinearFrame.clipped`, non-zero where
-    ///     clipped), left out of the output's samples; a patch mostly clipped there is refused, as
-    ///     `calibrate chart` refuses it: the output there is the gap fill, not a measurement
-    ///     (`PatchSamplingError.mostlyClipped`). The ambient photo is scored as it is, clipped or
-    ///     not: it is what a photo in that light gives (the committed blue LED spot clips 'blue
+    ///     clipped), left out of the output's samples; a patch mostly clipped there is left out of
+    ///     the condition's metrics as an occluded one is (`ConditionScore.isMostlyClippedInFlash`):
+    ///     the output there is the gap fill, not a measurement. A chart mostly clipped is refused
+    ///     (`PatchSamplingError.mostPatchesClipped`). The ambient photo is scored as it is, clipped
+    ///     or not: it is what a photo in that light gives (the committed blue LED spot clips 'blue
     ///     flower' in it).
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
                              ambientPhotoXYZ: PlanarImage, confidence: PlanarImage, decision: FusionDecision,
@@ -142,12 +161,14 @@ public enum ValidationScoring {
                              outputLabels: PatchLabelMask? = nil, ambientLabels: PatchLabelMask? = nil,
                              flashClipped: [UInt8]? = nil, file: String) throws(PatchSamplingError) -> ConditionScore {
         let white = ColorScience.whiteD65XYZ
-        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: flashClipped, labels: outputLabels, file: file)
+        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: flashClipped, labels: outputLabels,
+                                                       mostlyClippedPatches: .flagged, file: file)
         let ambientSamples = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, labels: ambientLabels, file: file)
-        let conf = try PatchSampling.sample(confidence, chart: chart, clipped: flashClipped, labels: outputLabels, file: file).map(\.median.x)
+        let conf = try PatchSampling.sample(confidence, chart: chart, clipped: flashClipped, labels: outputLabels,
+                                            mostlyClippedPatches: .flagged, file: file).map(\.median.x)
         let measured = measuredSamples.map(\.median)
         let occluded = measuredSamples.map(\.occluded)
-        let neutral = chart.neutralIndices.filter { !occluded[$0] }
+        let neutral = chart.neutralIndices.filter { !occluded[$0] && !measuredSamples[$0].mostlyClipped }
         guard let k = exposureScale(measuredXYZ: measured, referenceXYZ: chart.patches.map(\.xyzD65), neutral: neutral) else {
             throw .noNeutralPatch(file: file)
         }
@@ -163,6 +184,7 @@ public enum ValidationScoring {
             score.occludedInOutput = occluded
             score.ownLabelFraction = measuredSamples.map { $0.ownLabelFraction ?? 1 }
         }
+        if flashClipped != nil { score.flashClippedFraction = measuredSamples.map(\.clippedFraction) }
         if ambientLabels != nil {
             score.occludedInAmbientPhoto = ambientSamples.map(\.occluded)
             score.ambientOwnLabelFraction = ambientSamples.map { $0.ownLabelFraction ?? 1 }

@@ -43,7 +43,12 @@ public struct SetScore: Sendable {
     /// Patch samples left out of the variance reduction because another material covers the patch
     /// in the ambient photo (and not already in `occludedOutputSamples`).
     public var occludedAmbientSamples: [(condition: String, patch: String)]
-    /// Patches left out of the repeatability because they are occluded in every condition.
+    /// Patch samples left out because the patch is mostly clipped in the condition's flash frame
+    /// (`ConditionScore.isMostlyClippedInFlash`; not already in `occludedOutputSamples`), with the
+    /// clipped fraction, in condition then chart order.
+    public var mostlyClippedSamples: [(condition: String, patch: String, clippedFraction: Double)]
+    /// Patches left out of the repeatability because they are left out (occluded or mostly
+    /// clipped) in every condition.
     public var patchesWithoutRepeatability: [String]
 
     /// Linear-interpolation percentile (`q` in 0...1) of values (Hyndman & Fan 1996, definition 7).
@@ -57,17 +62,18 @@ public struct SetScore: Sendable {
 
     /// Summarizes conditions scored on the same chart (at least one).
     ///
-    /// A patch sample occluded in a condition's output (`ConditionScore.occludedInOutput`) is left
-    /// out of that patch's repeatability; the variance reduction of a patch uses the conditions where
-    /// it is occluded in neither the output nor the ambient photo (the same conditions on both sides).
-    /// A patch occluded everywhere has no repeatability (NaN, left out of the mean and p90). Set means
+    /// A patch sample left out of a condition's output (`ConditionScore.isLeftOutOfOutput`: occluded
+    /// or mostly clipped in the flash frame) is left out of that patch's repeatability; the variance
+    /// reduction of a patch uses the conditions where it is left out of neither the output nor the
+    /// ambient photo (the same conditions on both sides). A patch left out everywhere has no
+    /// repeatability (NaN, left out of the mean and p90). Set means
     /// of accuracy and confidence are over the conditions with at least one scored patch.
     public init(_ conditions: [ConditionScore]) {
         precondition(!conditions.isEmpty, "at least one condition")
         let patchCount = conditions[0].referenceLab.count
         var repeatability: [Double] = [], varianceCC = 0.0, varianceAmbient = 0.0
         for p in 0..<patchCount {
-            let scored = conditions.filter { !$0.isOccludedInOutput(p) }
+            let scored = conditions.filter { !$0.isLeftOutOfOutput(p) }
             if scored.isEmpty {
                 repeatability.append(.nan)
             } else {
@@ -109,7 +115,10 @@ public struct SetScore: Sendable {
         meanPatchConfidence = withScored.map(\.meanPatchConfidence).reduce(0, +) / m
         occludedOutputSamples = conditions.flatMap { c in c.patchNames.indices.filter(c.isOccludedInOutput).map { (condition: c.name, patch: c.patchNames[$0]) } }
         occludedAmbientSamples = conditions.flatMap { c in
-            c.patchNames.indices.filter { c.isOccludedInAmbientPhoto($0) && !c.isOccludedInOutput($0) }.map { (condition: c.name, patch: c.patchNames[$0]) }
+            c.patchNames.indices.filter { c.isOccludedInAmbientPhoto($0) && !c.isLeftOutOfOutput($0) }.map { (condition: c.name, patch: c.patchNames[$0]) }
+        }
+        mostlyClippedSamples = conditions.flatMap { c in
+            c.patchNames.indices.filter(c.isMostlyClippedInFlash).map { (condition: c.name, patch: c.patchNames[$0], clippedFraction: c.flashClippedFraction[$0]) }
         }
         decisions = Dictionary(grouping: conditions, by: { $0.decision.rawValue }).mapValues(\.count)
         let tallies = conditions.compactMap(\.honesty)
@@ -136,8 +145,26 @@ public struct SetScore: Sendable {
         }
         return "left out \(occludedOutputSamples.count) patch sample(s) covered by another material in the fused output (\(list(occludedOutputSamples)))"
             + " and \(occludedAmbientSamples.count) more from the variance reduction, covered in the ambient photo (\(list(occludedAmbientSamples)))"
-            + (patchesWithoutRepeatability.isEmpty ? "" : "; no repeatability for \(patchesWithoutRepeatability.joined(separator: ", "))")
             + String(format: " (rule: fewer than %.0f %% own-label pixels in the square; an output pixel is its patch's where the flash frame saw the patch and the ambient frame saw it all around the pixel's true position there)", 100 * PatchLabelMask.minimumOwnFraction)
+    }
+
+    /// Why mostly clipped patch samples are left out, in words (reports).
+    public static let clippingRule = String(
+        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused as overexposed",
+        100 * PatchSampling.mostlyClippedFraction)
+
+    /// One line for text reports: the patch samples left out as mostly clipped in the flash frame
+    /// (nil: none).
+    public var clippingSummary: String? {
+        guard !mostlyClippedSamples.isEmpty else { return nil }
+        let list = mostlyClippedSamples.map { String(format: "%@: '%@' %.0f %%", $0.condition, $0.patch, 100 * $0.clippedFraction) }
+        return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped in the flash frame (\(list.joined(separator: ", ")) of the pixels clipped): the output there is the gap fill, not a measurement; reshoot with less flash or move the highlight off the chart to score them"
+    }
+
+    /// One line for text reports: the patches with no repeatability, left out in every condition (nil: none).
+    public var withoutRepeatabilitySummary: String? {
+        patchesWithoutRepeatability.isEmpty ? nil
+            : "no repeatability for \(patchesWithoutRepeatability.joined(separator: ", ")): left out (occluded or mostly clipped) in every condition"
     }
 
     /// The summary as JSON.
@@ -159,6 +186,11 @@ public struct SetScore: Sendable {
                     "outputCount": .number(Double(occludedOutputSamples.count)), "output": pairs(occludedOutputSamples),
                     "ambientPhotoOnlyCount": .number(Double(occludedAmbientSamples.count)), "ambientPhotoOnly": pairs(occludedAmbientSamples),
                     "patchesWithoutRepeatability": .array(patchesWithoutRepeatability.map(JSONValue.string))])]
+        j["mostlyClippedPatchSamples"] = .object([
+            "rule": .string(Self.clippingRule), "count": .number(Double(mostlyClippedSamples.count)),
+            "samples": .array(mostlyClippedSamples.map {
+                .object(["condition": .string($0.condition), "patch": .string($0.patch), "clippedFraction": .number($0.clippedFraction)])
+            })])
         if let h = honesty {
             j["confidenceHonesty"] = h.json
             j["confidenceHonestyConditionCount"] = .number(Double(honestyConditionCount))

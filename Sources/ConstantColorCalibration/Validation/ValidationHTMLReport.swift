@@ -73,13 +73,16 @@ public enum ValidationHTMLReport {
         h += String(format: "<tr><td class=\"l\">accuracy max, ΔE00</td><td>%.3f</td><td></td><td></td></tr>", set.maxAccuracy)
         h += "<tr><td class=\"l\">decisions</td><td colspan=\"3\" class=\"l\">\(escape(decisions))</td></tr></table>"
         if let line = set.occlusionSummary { h += "<p><b>Occluded patch samples:</b> \(escape(line)).</p>" }
+        if let line = set.clippingSummary { h += "<p><b>Clipped patch samples:</b> \(escape(line)).</p>" }
+        if let line = set.withoutRepeatabilitySummary { h += "<p>\(escape(line)).</p>" }
 
         // Swatches: left half reference, right half measured.
         h += "<h2>Reference (left half) vs measured (right half), sRGB</h2><table>"
         for c in conditions {
             h += "<tr><td class=\"l\">\(escape(c.name))</td><td class=\"l row\">"
             for i in c.patchNames.indices {
-                let occluded = c.isOccludedInOutput(i) ? " (occluded by another material: left out)" : ""
+                let occluded = c.isOccludedInOutput(i) ? " (occluded by another material: left out)"
+                    : c.isMostlyClippedInFlash(i) ? " (mostly clipped in the flash frame: left out)" : ""
                 let tip = String(format: "%@: ΔE00 %.2f, confidence %.2f", escape(c.patchNames[i]), c.deltaE2000[i], c.patchConfidence[i]) + occluded
                 h += "<div class=\"sw\" title=\"\(tip)\"\(occluded.isEmpty ? "" : " style=\"border:2px dashed #000\"")><span class=\"r\" style=\"background:\(srgbHex(labD65: c.referenceLab[i]))\"></span>"
                     + "<span class=\"m\" style=\"background:\(srgbHex(labD65: c.measuredLab[i]))\"></span></div>"
@@ -97,6 +100,8 @@ public enum ValidationHTMLReport {
             for (i, e) in c.deltaE2000.enumerated() {
                 h += c.isOccludedInOutput(i)
                     ? String(format: "<td style=\"background:#ccc\" title=\"occluded, left out (%.1f)\">occ</td>", e)
+                    : c.isMostlyClippedInFlash(i)
+                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped in the flash frame, left out (%.1f)\">clip</td>", e)
                     : String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e)
             }
             h += String(format: "<td>%.2f</td><td>%.2f</td></tr>", c.meanDeltaE2000, c.maxDeltaE2000)
