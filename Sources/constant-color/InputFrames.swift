@@ -15,6 +15,9 @@ enum InputFrames {
         /// above the file's largest code; floats far under it): the likelier cause of a measurement
         /// the samples then upset.
         var unitsWarnings: [String]
+        /// The file's pixel size (XResolution, YResolution, ResolutionUnit), nil where it has none
+        /// usable: the outputs carry the flash frame's, so that a print size is not lost.
+        var resolution: TIFFResolution?
     }
 
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
@@ -82,7 +85,8 @@ enum InputFrames {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
+        if let note = decoded.resolutionNote { warnings.append("warning: \(path): \(note)") }
         return Loaded(frame: RawFrame(image: decoded.image, exposure: exposure, name: path), orientation: decoded.tiffOrientation,
-                      warnings: warnings, unitsWarnings: unitsWarnings)
+                      warnings: warnings, unitsWarnings: unitsWarnings, resolution: decoded.resolution)
     }
 }

@@ -161,29 +161,37 @@ enum PairFusion {
         let finished = result
         let staged = AtomicFileSet()
         let tag = orientation.value
+        // The outputs are the flash frame's pixels: its print size, or none (square pixels, no unit).
+        let resolution = flashLoaded.resolution ?? .unspecified
         var writes: [() throws -> Void] = [{
             try TIFFWriter.writeRGB16(finished.rendered16, to: pair.output, iccProfile: setup.icc, orientation: tag,
-                                      protectedPaths: inputs, staging: staged)
+                                      resolution: resolution, protectedPaths: inputs, staging: staged)
         }]
         if let path = pair.confidence {
-            writes.append { try TIFFWriter.writeFloat(finished.confidence, to: path, orientation: tag, protectedPaths: inputs, staging: staged) }
+            writes.append {
+                try TIFFWriter.writeFloat(finished.confidence, to: path, orientation: tag, resolution: resolution,
+                                          protectedPaths: inputs, staging: staged)
+            }
         }
         if let path = pair.measurementConfidence {
             writes.append {
-                try TIFFWriter.writeFloat(finished.measurementConfidence, to: path, orientation: tag, protectedPaths: inputs, staging: staged)
+                try TIFFWriter.writeFloat(finished.measurementConfidence, to: path, orientation: tag, resolution: resolution,
+                                          protectedPaths: inputs, staging: staged)
             }
         }
         if let path = pair.linear, let linearImage = finished.linear {
             writes.append {
                 try TIFFWriter.write(linearImage, to: path,
                                      options: TIFFWriteOptions(sampleType: .float32, iccProfile: setup.linearICC,
-                                                               imageDescription: setup.linearDescription, orientation: tag),
+                                                               imageDescription: setup.linearDescription, orientation: tag,
+                                                               resolution: resolution),
                                      protectedPaths: inputs, staging: staged)
             }
         }
         if let path = pair.fallback, let image = finished.fallback16 {
             writes.append {
-                try TIFFWriter.writeRGB16(image, to: path, iccProfile: setup.icc, orientation: tag, protectedPaths: inputs, staging: staged)
+                try TIFFWriter.writeRGB16(image, to: path, iccProfile: setup.icc, orientation: tag, resolution: resolution,
+                                          protectedPaths: inputs, staging: staged)
             }
         }
         do { try runConcurrently(writes) } catch {

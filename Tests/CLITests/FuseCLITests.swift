@@ -633,6 +633,28 @@ struct FuseCLITests {
         #expect(outside.status == 2 && outside.stderr.contains("64x96 map as shown"), "\(outside.stderr)")
     }
 
+    @Test("every output carries the flash frame's resolution tags (a print size is not lost), or square pixels with no unit where it has none; unusable tags are said in a warning")
+    func outputsCarryTheFlashFramesResolution() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let dpi = TIFFResolution(x: 300, y: 300, unit: .inch)
+        let flash = try TIFFReader.read(path: pair.file("flash.tif"))
+        try TIFFWriter.write(flash.image, to: pair.file("flash300.tif"),
+                             options: TIFFWriteOptions(sampleType: .uint16, exposure: PairFolder.flashExposure, resolution: dpi))
+        let outputs = ["-o", "--confidence", "--measurement-confidence", "--linear", "--fallback"]
+        func fuse(_ flashName: String, _ tag: String) throws -> CLI.Outcome {
+            try CLI.run(["fuse", pair.file(flashName), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                         "--flash", pair.file("flash.json")] + outputs.flatMap { [$0, pair.file("\($0.filter(\.isLetter))\(tag).tif")] })
+        }
+        let printed = try fuse("flash300.tif", "300"), plain = try fuse("flash.tif", "none")
+        #expect(printed.status != 2 && plain.status == printed.status, "\(printed.stderr)\n\(plain.stderr)")
+        for name in outputs.map({ $0.filter(\.isLetter) }) {
+            let a = try TIFFReader.read(path: pair.file("\(name)300.tif")), b = try TIFFReader.read(path: pair.file("\(name)none.tif"))
+            #expect(a.resolution == dpi && b.resolution == .unspecified, "\(name): \(String(describing: a.resolution)), \(String(describing: b.resolution))")
+            #expect(a.image == b.image, "\(name)")
+        }
+    }
+
     @Test("check --roi refuses a confidence map of another size than the report's run")
     func checkRefusesAnotherRunsMap() throws {
         let pair = try PairFolder()

@@ -26,6 +26,11 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var imageDescription: String?
     /// The number of images (directories in IFD0's chain) the file holds; `image` is the first.
     public var imageCount = 1
+    /// XResolution, YResolution and ResolutionUnit (TIFF's default inch where the unit is absent);
+    /// nil where the file has no usable pair of resolutions (absent, zero, negative or not finite).
+    public var resolution: TIFFResolution? = nil
+    /// Why resolution tags the file has are not used (nil: none, or used).
+    public var resolutionNote: String? = nil
 
     /// Creates a decoded file description.
     public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,

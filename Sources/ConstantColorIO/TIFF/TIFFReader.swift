@@ -18,6 +18,23 @@ public enum TIFFReader {
     }
 
     /// `path` opened by libtiff for reading, or the error that says why it cannot be.
+    /// XResolution / YResolution / ResolutionUnit of the current directory (TIFF 6.0 section 8);
+    /// nil without both resolutions. Tags present but unusable (one missing, zero, negative, not
+    /// finite, an unknown unit) give nil and a note saying so.
+    static func readResolution(_ tif: OpaquePointer, note: inout String?) -> TIFFResolution? {
+        var x = 0.0, y = 0.0, unitValue: UInt16 = 0
+        let hasX = cc_tiff_get_number(tif, UInt32(TIFFTAG_XRESOLUTION), &x) == 1
+        let hasY = cc_tiff_get_number(tif, UInt32(TIFFTAG_YRESOLUTION), &y) == 1
+        _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_RESOLUTIONUNIT), &unitValue)
+        guard hasX || hasY else { return nil }
+        let unit = TIFFResolution.Unit(rawValue: Int(unitValue))
+        guard hasX, hasY, let unit, TIFFResolution(x: x, y: y, unit: unit).isUsable else {
+            note = "its resolution tags (XResolution \(hasX ? "\(x)" : "absent"), YResolution \(hasY ? "\(y)" : "absent"), ResolutionUnit \(unitValue)) do not give a pixel size; the outputs say none"
+            return nil
+        }
+        return TIFFResolution(x: x, y: y, unit: unit)
+    }
+
     static func openForReading(_ path: String) throws(TIFFError) -> TIFFHandle {
         try checkReadable(path)
         switch TIFFHandle.open(path, mode: "rM") {
@@ -84,6 +101,8 @@ public enum TIFFReader {
             if let bad { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
         }
 
+        var resolutionNote: String?
+        let resolution = readResolution(handle.tif, note: &resolutionNote)
         // (Counted by walking the chain of directories' offsets, before the EXIF directory is read.)
         let imageCount = Int(TIFFNumberOfDirectories(handle.tif))
         // Reading the EXIF directory replaces the handle's current directory: do it last.
@@ -98,6 +117,8 @@ public enum TIFFReader {
             exposure: exposure, iccProfile: iccProfile, orientation: layout.orientation, warnings: warnings,
             imageDescription: imageDescription)
         decoded.imageCount = max(1, imageCount)
+        decoded.resolution = resolution
+        decoded.resolutionNote = resolutionNote
         return decoded
     }
 

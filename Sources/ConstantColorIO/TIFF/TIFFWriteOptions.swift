@@ -58,13 +58,15 @@ public struct TIFFWriteOptions: Sendable, Equatable {
     /// The Orientation tag (274), 1…8: how a viewer should turn the stored samples (an output
     /// keeps its input's, so that it is shown as the input is).
     public var orientation: Int
+    /// XResolution, YResolution and ResolutionUnit (TIFF 6.0 section 8) to write; nil writes none.
+    public var resolution: TIFFResolution?
 
     /// Creates options; by default uncompressed, interleaved strips with no metadata.
     public init(sampleType: SampleType, compression: Compression = .none, usePredictor: Bool = true,
                 planar: Bool = false, tileSize: Int? = nil, rowsPerStrip: Int? = nil,
                 iccProfile: [UInt8]? = nil, exposure: ExposureSettings? = nil,
                 exposureInIFD0: Bool = false, software: String? = nil, imageDescription: String? = nil,
-                orientation: Int = 1) {
+                orientation: Int = 1, resolution: TIFFResolution? = nil) {
         self.sampleType = sampleType
         self.compression = compression
         self.usePredictor = usePredictor
@@ -77,5 +79,6 @@ public struct TIFFWriteOptions: Sendable, Equatable {
         self.software = software
         self.imageDescription = imageDescription
         self.orientation = orientation
+        self.resolution = resolution
     }
 }

@@ -34,24 +34,26 @@ public enum TIFFWriter {
     /// data numbers 0…65535 (clamped, rounded to nearest with ties to even).
     public static func writeRGB16(_ image: PlanarImage, to path: String, iccProfile: [UInt8]?,
                                   compression: TIFFWriteOptions.Compression = .none, orientation: Int = 1,
+                                  resolution: TIFFResolution? = nil,
                                   protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a 16-bit RGB file needs 3 channels, the image has \(image.channelCount)")
         }
         try write(image, to: path,
                   options: TIFFWriteOptions(sampleType: .uint16, compression: compression, iccProfile: iccProfile,
-                                            orientation: orientation),
+                                            orientation: orientation, resolution: resolution),
                   protectedPaths: protectedPaths, staging: staging)
     }
 
     /// Writes a 1- or 3-channel image as 32-bit float samples, unchanged.
     public static func writeFloat(_ image: PlanarImage, to path: String,
                                   compression: TIFFWriteOptions.Compression = .none, orientation: Int = 1,
-                                  protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
+                                  resolution: TIFFResolution? = nil, protectedPaths: [String] = [], staging: AtomicFileSet? = nil) throws(TIFFError) {
         guard image.channelCount == 1 || image.channelCount == 3 else {
             throw .writeFailed(path: path, detail: "a float file needs 1 or 3 channels, the image has \(image.channelCount)")
         }
-        try write(image, to: path, options: TIFFWriteOptions(sampleType: .float32, compression: compression, orientation: orientation),
+        try write(image, to: path, options: TIFFWriteOptions(sampleType: .float32, compression: compression, orientation: orientation,
+                                                             resolution: resolution),
                   protectedPaths: protectedPaths, staging: staging)
     }
 
@@ -71,6 +73,9 @@ public enum TIFFWriter {
         }
         if let rows = options.rowsPerStrip, rows <= 0 {
             throw .writeFailed(path: path, detail: "rows per strip \(rows) is not positive")
+        }
+        if let r = options.resolution, !r.isUsable {
+            throw .writeFailed(path: path, detail: "resolution \(r.x) x \(r.y) is not positive and finite")
         }
         if let icc = options.iccProfile, icc.isEmpty || icc.count > Int(UInt32.max) {
             throw .writeFailed(path: path, detail: "ICC profile of \(icc.count) bytes")
@@ -145,6 +150,11 @@ public enum TIFFWriter {
         try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG),
                                     UInt16(isPlanar ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG)), "PlanarConfig")
         try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(options.orientation)), "Orientation")
+        if let r = options.resolution {
+            try require(cc_tiff_set_double(tif, UInt32(TIFFTAG_XRESOLUTION), r.x), "XResolution")
+            try require(cc_tiff_set_double(tif, UInt32(TIFFTAG_YRESOLUTION), r.y), "YResolution")
+            try require(cc_tiff_set_u16(tif, UInt32(TIFFTAG_RESOLUTIONUNIT), UInt16(r.unit.rawValue)), "ResolutionUnit")
+        }
         if channels == 4 {
             var alpha = UInt16(EXTRASAMPLE_UNASSALPHA)
             try require(cc_tiff_set_u16_array(tif, UInt32(TIFFTAG_EXTRASAMPLES), 1, &alpha), "ExtraSamples")
