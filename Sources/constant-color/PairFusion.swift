@@ -44,11 +44,14 @@ struct FusionSetup {
                                              countColorimetricUncertainty: commandOptions.colorimetricUncertainty)
         options = commandOptions.fusionOptions
         icc = try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 2.2)
-        linearICC = options.linearSpace == .rgb ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : nil
-        // TIFF has no photometric interpretation for XYZ: the description says what the planes are.
+        // TIFF has no photometric interpretation for XYZ: the planes are stored as RGB with a profile
+        // whose channels are X, Y, Z (an ICC-aware reader gets the colours right), and the
+        // description says what they are (for a reader that takes the numbers).
+        linearICC = options.linearSpace == .rgb
+            ? try ICCProfileFactory.rgbGamma(space: options.primaries.space, gamma: 1.0) : try ICCProfileFactory.xyzAsRGB()
         linearDescription = options.linearSpace == .rgb
             ? "constant-color --linear: linear \(ICCProfileFactory.description(space: options.primaries.space, gamma: 1.0)), the dark-room image lit by the flash alone"
-            : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB), the dark-room image lit by the flash alone"
+            : "constant-color --linear: CIE 1931 XYZ (D65 white), linear; samples 1, 2, 3 are X, Y, Z (not RGB; the embedded ICC profile says so to colour-managed readers), the dark-room image lit by the flash alone"
     }
 }
 

@@ -36,11 +36,21 @@ struct FuseCLITests {
         let linear = try TIFFReader.read(path: pair.file("linear.tif"))
         #expect(linear.isFloatingPoint && linear.image.channelCount == 3)
         #expect(linear.imageDescription?.contains("linear Constant Color Display P3 D65 gamma 1.0") == true, "\(linear.imageDescription ?? "-")")
-        // XYZ planes, which no ICC profile or photometric interpretation of TIFF names: the description does.
+        // XYZ planes, which no photometric interpretation of TIFF names: stored as RGB with a profile
+        // whose channels are X, Y, Z (it had none: a colour-managed reader took XYZ for sRGB), and
+        // the description says so. Through the profile the planes are the linear RGB output's colours.
         let xyz = try CLI.run(pair.fuseArguments(["--linear", pair.file("xyz.tif"), "--linear-space", "xyz"]))
         #expect(xyz.status == 0, "\(xyz.stderr)")
         let xyzFile = try TIFFReader.read(path: pair.file("xyz.tif"))
-        #expect(xyzFile.iccProfile == nil && xyzFile.imageDescription?.contains("CIE 1931 XYZ (D65 white)") == true)
+        #expect(xyzFile.imageDescription?.contains("CIE 1931 XYZ (D65 white)") == true)
+        let xyzProfile = try ICCProfile(bytes: try #require(xyzFile.iccProfile), source: "xyz.tif")
+        #expect(xyzProfile.profileDescription == ICCProfileFactory.xyzAsRGBDescription && xyzProfile.isLinear)
+        let linearProfile = try ICCProfile(bytes: try #require(linear.iccProfile), source: "linear.tif")
+        let viaXYZ = try ColorTransform(from: xyzProfile, to: .xyzD50).convert(xyzFile.image)
+        let viaRGB = try ColorTransform(from: linearProfile, to: .xyzD50).convert(linear.image)
+        let largest = viaRGB.samples.max() ?? 0
+        #expect(largest > 0.1 && zip(viaXYZ.samples, viaRGB.samples).allSatisfy { abs($0 - $1) < 2e-4 * largest },
+                "largest difference \(zip(viaXYZ.samples, viaRGB.samples).map { abs($0 - $1) }.max() ?? 0) of \(largest)")
         #expect(try TIFFReader.read(path: pair.file("fallback.tif")).bitsPerSample == 16)
         let report = try JSONValue.read(path: pair.file("report.json")).object ?? [:]
         for key in ["centerWeightedMeanConfidence", "threshold", "decision", "registration", "exposure",

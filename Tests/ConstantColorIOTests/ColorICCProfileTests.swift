@@ -67,6 +67,29 @@ import Testing
         #expect(abs(Double(exponent) / 65536 - 2.2) < 1.0 / 65536)
     }
 
+    /// The `--linear-space xyz` profile: channels X, Y, Z under D65. Through it the D65 white is
+    /// the PCS white, a colour its Bradford-adapted D50 value (CIE 15's white, Lindbloom's matrix
+    /// through `ColorScience`), values above 1 pass (float, unbounded), and L*a*b* of the white is
+    /// (100, 0, 0); the same bytes every time, the source white recovered as D65.
+    @Test func xyzAsRGBProfileMapsD65XYZToThePCS() throws {
+        func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
+        let bytes = try ICCProfileFactory.xyzAsRGB()
+        #expect(try ICCProfileFactory.xyzAsRGB() == bytes)
+        let profile = try ICCProfile(bytes: bytes, source: "xyz.icc")
+        #expect(profile.isRGB && profile.isMatrixShaper && profile.isLinear && profile.profileDescription == ICCProfileFactory.xyzAsRGBDescription)
+        let d65 = ColorScience.whiteD65XYZ, d50 = ColorScience.whiteD50XYZ
+        let sourceWhite = try #require(profile.sourceWhiteXYZ)
+        #expect(norm(sourceWhite - d65) < 1e-3, "\(sourceWhite)")
+        let toXYZ = try ColorTransform(from: profile, to: .xyzD50), toLab = try ColorTransform(from: profile, to: .labD50)
+        #expect(norm(toXYZ.convert(d65) - d50) < 2e-4, "\(toXYZ.convert(d65))")
+        #expect(norm(toLab.convert(d65) - SIMD3(100, 0, 0)) < 0.02, "\(toLab.convert(d65))")
+        let bradford = try ColorScience.bradfordMatrix(fromWhite: d65, toWhite: d50)
+        for xyz in [SIMD3(0.2, 0.3, 0.1), SIMD3(0.05, 0.02, 0.3), SIMD3(1.4, 1.5, 1.7)] {
+            let expected = bradford * xyz
+            #expect(norm(toXYZ.convert(xyz) - expected) < 2e-4 * norm(expected), "\(xyz): \(toXYZ.convert(xyz)) against \(expected)")
+        }
+    }
+
     @Test func generationIsReproducibleAndDiffersBySpace() throws {
         let p3 = try ICCProfileFactory.rgbGamma(space: .displayP3)
         #expect(try ICCProfileFactory.rgbGamma(space: .displayP3) == p3)

@@ -61,9 +61,41 @@ public enum ICCProfileFactory {
             throw .invalidArgument(function: function, reason: "the three primaries are collinear")
         }
         let context = try LittleCMSContext()
-        let created = try createProfile(context: context, space: space, gamma: gamma)
+        let created = try createProfile(context: context, space: space, gamma: gamma, description: description(space: space, gamma: gamma))
         defer { cmsCloseProfile(created) }
-        var bytes = try save(created, context: context)
+        return try finish(created, context: context)
+    }
+
+    /// The description tag text of `xyzAsRGB()`.
+    public static let xyzAsRGBDescription = "Constant Color CIE 1931 XYZ D65 as RGB, linear"
+
+    /// A linear RGB profile whose three channels are CIE 1931 X, Y, Z relative to a D65 white (Y of
+    /// white = 1): the `--linear-space xyz` output, which TIFF's photometric interpretations cannot
+    /// name, read right by any ICC-aware reader.
+    ///
+    /// Built as `rgbGamma` builds a D65 profile with gamma 1 (v4.3, 'chad' the Bradford D65 → D50
+    /// matrix, ICC.1:2010 Annex E), then with the colorants rXYZ, gXYZ, bXYZ replaced by the
+    /// columns of 'chad': device → PCS is then chad · I, so that (X, Y, Z) under D65 maps to its
+    /// D50-adapted PCS value and the D65 white (0.9505, 1, 1.0888) to the PCS white.
+    public static func xyzAsRGB() throws(ColorManagementError) -> [UInt8] {
+        let context = try LittleCMSContext()
+        let created = try createProfile(context: context, space: .sRGB, gamma: 1, description: xyzAsRGBDescription)
+        defer { cmsCloseProfile(created) }
+        guard let raw = cmsReadTag(created, cmsSigChromaticAdaptationTag) else {
+            throw .littleCMS(function: "cmsReadTag", message: "the profile Little CMS built has no chromatic adaptation tag")
+        }
+        let chad = raw.assumingMemoryBound(to: Double.self)  // cmsMAT3: three rows of three doubles
+        for (column, tag) in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag].enumerated() {
+            var colorant = cmsCIEXYZ(X: chad[column], Y: chad[3 + column], Z: chad[6 + column])
+            try context.check("cmsWriteTag") { _ in cmsWriteTag(created, tag, &colorant) }
+        }
+        return try finish(created, context: context)
+    }
+
+    /// Serializes `profile` with the creation date fixed and the MD5 profile ID set, so that the
+    /// same parameters always give the same bytes.
+    private static func finish(_ profile: cmsHPROFILE, context: LittleCMSContext) throws(ColorManagementError) -> [UInt8] {
+        var bytes = try save(profile, context: context)
 
         // Fix the creation date (header bytes 24..<36, six big-endian uInt16: ICC.1:2010
         // section 4.2 dateTimeNumber), then reopen so that the profile ID covers it.
@@ -81,8 +113,8 @@ public enum ICCProfileFactory {
     }
 
     /// `cmsCreateRGBProfileTHR` with a power-law curve, then the description and copyright tags.
-    private static func createProfile(context: LittleCMSContext, space: RGBColorSpace,
-                                      gamma: Double) throws(ColorManagementError) -> cmsHPROFILE {
+    private static func createProfile(context: LittleCMSContext, space: RGBColorSpace, gamma: Double,
+                                      description: String) throws(ColorManagementError) -> cmsHPROFILE {
         let curve = try context.call("cmsBuildGamma") { id in cmsBuildGamma(id, gamma) }
         defer { cmsFreeToneCurve(curve) }
         var white = cmsCIExyY(x: space.white.x, y: space.white.y, Y: 1)
@@ -96,7 +128,7 @@ public enum ICCProfileFactory {
         }
         do {
             cmsSetProfileVersion(profile, 4.3)
-            try writeText(description(space: space, gamma: gamma), tag: cmsSigProfileDescriptionTag,
+            try writeText(description, tag: cmsSigProfileDescriptionTag,
                           profile: profile, context: context)
             try writeText(copyrightText, tag: cmsSigCopyrightTag, profile: profile, context: context)
         } catch {
