@@ -162,6 +162,55 @@ struct TIFFExposureTests {
                 "\(decoded.exposure.notes)")
     }
 
+    /// A tiny file whose EXIF directory holds 1/250 s, f/8, the given PhotographicSensitivity (none:
+    /// nil), SensitivityType and the ISO 12232 parameters (tag → value), read back.
+    static func sensitivityFile(_ folder: TemporaryFolder, _ name: String, iso: UInt16?, type: UInt16?,
+                                parameters: [UInt32: UInt32]) throws -> DecodedTIFF {
+        let path = folder.file(name)
+        let tif = try #require(TIFFOpen(path, "w"))
+        #expect(TIFFCreateEXIFDirectory(tif) == 0)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_EXPOSURETIME), 1.0 / 250) == 1)
+        #expect(cc_tiff_set_double(tif, UInt32(EXIFTAG_FNUMBER), 8) == 1)
+        if var iso { #expect(cc_tiff_set_u16_array(tif, UInt32(EXIFTAG_ISOSPEEDRATINGS), 1, &iso) == 1) }
+        if let type { #expect(cc_tiff_set_u16(tif, UInt32(EXIFTAG_SENSITIVITYTYPE), type) == 1) }
+        for (tag, value) in parameters { #expect(cc_tiff_set_u32(tif, tag, value) == 1) }
+        var offset: UInt64 = 0
+        #expect(TIFFWriteCustomDirectory(tif, &offset) == 1)
+        #expect(TIFFCreateDirectory(tif) == 0)
+        Self.finishTinyImage(tif, exifOffset: offset)
+        return try TIFFReader.read(path: path)
+    }
+
+    @Test("EXIF 2.3 sensitivity: without PhotographicSensitivity the parameter SensitivityType designates gives the ISO; a designated parameter that differs from PhotographicSensitivity is said; without SensitivityType nothing is assumed")
+    func sensitivityTypeParameters() throws {
+        let folder = try TemporaryFolder()
+        let sos = UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY), rei = UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX), speed = UInt32(EXIFTAG_ISOSPEED)
+        // REI alone (SensitivityType 2), legal EXIF 2.3: ISO 400, no note (it was "PhotographicSensitivity missing").
+        let reiOnly = try Self.sensitivityFile(folder, "rei.tif", iso: nil, type: 2, parameters: [rei: 400])
+        #expect(reiOnly.exposure.isoSpeed == 400 && reiOnly.exposure.notes.isEmpty, "\(reiOnly.exposure.notes)")
+        // ISO speed designated (3) while SOS is there too: the designated one.
+        let speedOnly = try Self.sensitivityFile(folder, "speed.tif", iso: nil, type: 3, parameters: [sos: 320, speed: 250])
+        #expect(speedOnly.exposure.isoSpeed == 250 && speedOnly.exposure.notes.isEmpty)
+        // All three designated (7) and one differing: the first, and a note naming both.
+        let all = try Self.sensitivityFile(folder, "all.tif", iso: nil, type: 7, parameters: [sos: 200, rei: 200, speed: 160])
+        #expect(all.exposure.isoSpeed == 200 && all.exposure.notes.count == 1
+                && all.exposure.notes[0].contains("StandardOutputSensitivity 200 and ISOSpeed 160"), "\(all.exposure.notes)")
+        // PhotographicSensitivity 200 beside the REI 100 SensitivityType designates: said, 200 used.
+        let contradicting = try Self.sensitivityFile(folder, "contra.tif", iso: 200, type: 2, parameters: [rei: 100])
+        #expect(contradicting.exposure.isoSpeed == 200 && contradicting.exposure.notes.count == 1
+                && contradicting.exposure.notes[0].contains("PhotographicSensitivity is 200 but RecommendedExposureIndex, which SensitivityType 2 says it records, is 100"),
+                "\(contradicting.exposure.notes)")
+        // Agreeing: nothing said.
+        let agreeing = try Self.sensitivityFile(folder, "agree.tif", iso: 100, type: 6, parameters: [rei: 100, speed: 100])
+        #expect(agreeing.exposure.isoSpeed == 100 && agreeing.exposure.notes.isEmpty)
+        // No SensitivityType: REI alone does not say what PhotographicSensitivity would be (nothing
+        // assumed), and REI beside another PhotographicSensitivity is no contradiction.
+        let untyped = try Self.sensitivityFile(folder, "untyped.tif", iso: nil, type: nil, parameters: [rei: 400])
+        #expect(untyped.exposure.isoSpeed == nil && untyped.exposure.missingTagNames.contains("PhotographicSensitivity"))
+        let untypedBeside = try Self.sensitivityFile(folder, "untyped2.tif", iso: 200, type: nil, parameters: [rei: 100])
+        #expect(untypedBeside.exposure.isoSpeed == 200 && untypedBeside.exposure.notes.isEmpty)
+    }
+
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")
     func ifd0OtherTypes() throws {
         let folder = try TemporaryFolder()

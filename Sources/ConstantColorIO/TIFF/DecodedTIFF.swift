@@ -68,7 +68,9 @@ public struct ExposureFields: Sendable, Equatable {
     /// FNumber (focal length / entrance pupil diameter).
     public var fNumber: Double?
     /// PhotographicSensitivity (ISO speed); where it is 65535, which EXIF 2.3 uses for "65535 or
-    /// more", RecommendedExposureIndex (34866) or ISOSpeed (34867) when the file has one.
+    /// more", RecommendedExposureIndex (34866) or ISOSpeed (34867) when the file has one; where it
+    /// is absent, the ISO 12232 parameter SensitivityType (34864) designates (StandardOutput-
+    /// Sensitivity 34865, RecommendedExposureIndex or ISOSpeed), which EXIF 2.3 has equal to it.
     public var isoSpeed: Double?
     /// What the reader noticed about these tags that a user should hear (e.g. an ISO of 65535 with
     /// no tag giving the value, taken as 65535).

@@ -168,13 +168,34 @@ public enum TIFFReader {
                     iso: UInt32(EXIFTAG_ISOSPEEDRATINGS))
         var fields = ExposureFields(exposureTimeSeconds: number(tags.time), fNumber: number(tags.fNumber),
                                     isoSpeed: number(tags.iso))
-        // EXIF 2.3 (CIPA DC-008-2012, PhotographicSensitivity): 65535 means "65535 or more"; the value
-        // is then in RecommendedExposureIndex or ISOSpeed (as SensitivityType, 34864, says which),
-        // read from the directory the handle is on (IFD0 holds them only where a tool put them there).
-        func resolveISO65535(_ fields: inout ExposureFields) {
-            if let iso = fields.isoSpeed, iso >= 65535 {
-                let stated = [("RecommendedExposureIndex", number(UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX))),
-                              ("ISOSpeed", number(UInt32(EXIFTAG_ISOSPEED)))].compactMap { n, v in v.map { (n, $0) } }
+        // EXIF 2.3 (CIPA DC-008-2012) section 4.6.5: PhotographicSensitivity (34855) holds one of ISO
+        // 12232's parameters, StandardOutputSensitivity (34865), RecommendedExposureIndex (34866) or
+        // ISOSpeed (34867); SensitivityType (34864) says which are recorded, and a recorded one
+        // equals PhotographicSensitivity. Read from the directory the handle is on (IFD0 holds them
+        // only where a tool put them there).
+        func resolveSensitivity(_ fields: inout ExposureFields) {
+            let parameters = [("StandardOutputSensitivity", UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY)),
+                              ("RecommendedExposureIndex", UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX)),
+                              ("ISOSpeed", UInt32(EXIFTAG_ISOSPEED))]
+            let type = number(UInt32(EXIFTAG_SENSITIVITYTYPE)).map { Int($0) } ?? 0
+            // SensitivityType 1…7: which of the three it designates (bit 0 SOS, 1 REI, 2 ISO speed).
+            let designatedBits = [1: 0b001, 2: 0b010, 3: 0b100, 4: 0b011, 5: 0b101, 6: 0b110, 7: 0b111][type] ?? 0
+            let designated = parameters.indices.filter { designatedBits & (1 << $0) != 0 }
+                .compactMap { i in number(parameters[i].1).map { (name: parameters[i].0, value: $0) } }
+            guard let iso = fields.isoSpeed else {
+                // PhotographicSensitivity absent: the parameter SensitivityType designates gives it.
+                guard let first = designated.first else { return }
+                fields.isoSpeed = first.value
+                for other in designated.dropFirst() where abs(other.value - first.value) > 1e-3 * first.value {
+                    fields.notes.append("PhotographicSensitivity is absent and SensitivityType \(type) designates \(first.name) "
+                                        + String(format: "%g", first.value) + " and \(other.name) " + String(format: "%g", other.value)
+                                        + ", which differ: ISO " + String(format: "%g", first.value) + " is assumed")
+                }
+                return
+            }
+            if iso >= 65535 {
+                // 65535 means "65535 or more": the value is in RecommendedExposureIndex or ISOSpeed.
+                let stated = parameters.dropFirst().compactMap { n, tag in number(tag).map { (n, $0) } }
                 if let value = stated.first(where: { $0.1 >= 65535 })?.1 {
                     fields.isoSpeed = value
                 } else if let (name, value) = stated.first {
@@ -184,16 +205,22 @@ public enum TIFFReader {
                     fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
                                         + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
                 }
+                return
+            }
+            for other in designated where abs(other.value - iso) > 1e-3 * iso {
+                fields.notes.append("PhotographicSensitivity is " + String(format: "%g", iso) + " but \(other.name), which SensitivityType \(type) "
+                                    + "says it records, is " + String(format: "%g", other.value)
+                                    + " (EXIF 2.3 has them equal; the tags contradict each other): ISO " + String(format: "%g", iso) + " is used")
             }
         }
         var exifOffset: UInt64 = 0
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
-            resolveISO65535(&fields)
+            resolveSensitivity(&fields)
             return fields
         }
         // IFD0's values resolved while the handle is on it, for a file whose EXIF directory cannot be read.
         var ifd0Only = fields
-        resolveISO65535(&ifd0Only)
+        resolveSensitivity(&ifd0Only)
         let errorsBefore = handle.messages.errorList.count, warningsBefore = handle.messages.warningList.count
         guard TIFFReadEXIFDirectory(tif, exifOffset) == 1 else {
             let reasons = handle.messages.errorList.dropFirst(errorsBefore).joined(separator: "; ")
@@ -223,7 +250,7 @@ public enum TIFFReader {
         for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
             fields.notes.append("libtiff: " + w)
         }
-        resolveISO65535(&fields)
+        resolveSensitivity(&fields)
         return fields
     }
 
