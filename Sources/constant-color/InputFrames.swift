@@ -20,6 +20,21 @@ enum InputFrames {
         var resolution: TIFFResolution?
     }
 
+    /// What a user of encoded frames must hear (nil: nothing): 8-bit samples with no ICC profile,
+    /// which converted JPEG or HEIF files are (gamma-encoded, read here as linear); and, for a
+    /// frame whose curves were inverted (a camera's rendering: its white balance is in the
+    /// samples), that the chart capture and the flash frame must share that rendering, which the
+    /// pair cannot show (README, "Develop the frames as the chart").
+    static func renderingNote(path: String, role: String, linearized: Bool, decoded: DecodedTIFF) -> String? {
+        if !decoded.isFloatingPoint, decoded.bitsPerSample == 8, decoded.iccProfile == nil {
+            return "warning: \(path) has 8-bit samples and no ICC profile: they are read as linear camera RGB; 8-bit files converted from JPEG or HEIF are gamma-encoded (keep their ICC profile and pass --linearize-icc), and linear 8-bit data keeps few codes in the shadows"
+        }
+        guard linearized, role == "flash" || role == "capture" else { return nil }
+        return role == "flash"
+            ? "warning: \(path) was rendered by its camera (its ICC curves inverted): its white balance and colour rendering must be those of the chart capture the profiles were calibrated on (locked, not automatic); a flash frame rendered otherwise gives wrong colours with full measurement confidence, which the pair cannot show"
+            : "warning: \(path) was rendered by its camera (its ICC curves inverted): the profiles hold its white balance and colour rendering, so the frames fused with them must be rendered alike (locked, not automatic)"
+    }
+
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
     ///
     /// - Exposure: the command-line override when given, else the file's EXIF tags (33434, 33437,
@@ -53,24 +68,13 @@ enum InputFrames {
             unitsWarnings.append("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
         }
         warnings += unitsWarnings
-        if let icc = decoded.iccProfile {
-            let profile = try ICCProfile(bytes: icc, source: path)
-            guard profile.isRGB else {
-                throw CLIError(file: path, problem: "carries an ICC profile for \(profile.colorSpaceSignature.trimmingCharacters(in: .whitespaces)) data ('\(profile.profileDescription ?? "no description")'), but its samples are RGB: the profile does not describe this file")
-            }
-            if !profile.isLinear {
-                guard linearizeICC else {
-                    throw CLIError(file: path, problem: "carries a non-linear ICC profile ('\(profile.profileDescription ?? "no description")'); input must be linear camera RGB (pass --linearize-icc to invert the profile's curves)")
-                }
-                // An ICC profile's curves run over 0…1: integer codes are scaled to it, floating-point
-                // samples must be in it already (data numbers in a float file are not encoded values).
-                if let top = largestFloat, top > 1.001 {
-                    throw CLIError(file: path, problem: "holds floating-point samples up to \(top), but an ICC profile's curves take encoded values from 0 to 1: --linearize-icc cannot invert them on these samples (save the file as integers, or as linear data without the profile)")
-                }
-                let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)
-                try profile.linearize(&decoded.image, scale: scale)
-            }
+        let linearized: Bool
+        do {
+            linearized = try LinearInput.make(&decoded, linearizeICC: linearizeICC, largestFloat: largestFloat)
+        } catch let error as LinearInputError {
+            throw CLIError(file: error.path, problem: error.problem)
         }
+        if let note = renderingNote(path: path, role: role, linearized: linearized, decoded: decoded) { warnings.append(note) }
         let exposure: ExposureSettings
         if let text = exposureOverride {
             do { exposure = try ExposureSettings(parsing: text) } catch {

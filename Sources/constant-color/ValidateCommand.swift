@@ -29,6 +29,8 @@ struct ValidateCommand: ParsableCommand {
             in a condition's flash frame is left out of that condition's metrics the same way (the \
             output there is the gap fill), and listed; a condition with more than half of its \
             patches so clipped is refused as overexposed. \
+            The frames are read as fuse reads them: a non-linear ICC profile is refused (before the \
+            run) unless --linearize-icc. \
             The ambient-to-flash exposure ratio: EXIF, the pipeline's estimate (report \
             exposure.estimatedAmbientToFlashRatio, when present) and the truth. \
             The numbers depend on the profiles: --camera and --flash, or, for each not given, the \
@@ -45,6 +47,8 @@ struct ValidateCommand: ParsableCommand {
           help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one (the decisions do not depend on it).")
     var colorimetricUncertainty = true
     @Option(help: "Flash profile (JSON); default: the one DIR/profiles.json names.") var flash: String?
+    @Flag(help: "Invert the frames' non-linear ICC profiles' curves instead of refusing them (as fuse --linearize-icc).")
+    var linearizeIcc = false
     @Option(help: "Write the metrics as JSON here (a quantity that could not be measured is null).") var json: String?
     @Option(help: "Write a self-contained HTML report here.") var html: String?
     @Option(parsing: .unconditional, help: "Tolerance: mean accuracy over the conditions, ΔE00.") var maxAccuracy: Double = 3.0
@@ -95,7 +99,7 @@ struct ValidateCommand: ParsableCommand {
         // The outputs checked before the (long) run, so that it cannot end in an unwritable report.
         for out in [json, html].compactMap({ $0 }) { try AtomicFile.checkDestination(out, protectedPaths: inputs) }
         // The truth files read first: one chart for the set, and each asked-for check measurable.
-        let truth = try ValidationRun.preflight(folders: folders)
+        let truth = try ValidationRun.preflight(folders: folders, linearizeICC: linearizeIcc)
         if accuracyMaxLux != nil, let k = truth.ambientLux.firstIndex(where: { $0 == nil }) {
             throw CLIError(file: (folders[k] as NSString).appendingPathComponent("truth.json"),
                            problem: "has no condition.ambientLux, which --accuracy-max-lux selects the conditions by")
@@ -122,8 +126,16 @@ struct ValidateCommand: ParsableCommand {
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {
             let start = Date()
+            // The frames read as fuse reads them (ICC, levels, exposure), their warnings said.
             let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile,
-                                            countColorimetricUncertainty: colorimetricUncertainty)
+                                            countColorimetricUncertainty: colorimetricUncertainty) { path in
+                let role = (path as NSString).lastPathComponent == "ambient.tif" ? "ambient" : "flash"
+                let loaded = try InputFrames.load(path: path, role: role, exposureOverride: nil, linearizeICC: linearizeIcc,
+                                                  whiteLevel: (cameraProfile.whiteLevel, camera),
+                                                  overrideHint: "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)")
+                for line in loaded.warnings { progress.say(line) }
+                return loaded.frame
+            }
             scores.append(s)
             progress.say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))

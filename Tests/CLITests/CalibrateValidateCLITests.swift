@@ -512,6 +512,41 @@ struct CalibrateValidateCLITests {
         return dir
     }
 
+    @Test("validate reads the frames as fuse does: frames with a gamma ICC profile are refused before the run unless --linearize-icc, which gives the linear set's figures (validate took the encoded values for light: a probe's phone-like set scored 10.7 ΔE00 with 5 of 7 conditions constantColor)")
+    func validateLinearizesICCFrames() throws {
+        let dir = try Self.twoCopiesOfOneCondition()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let profiles = ["--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                        "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"]
+        let linearReport = dir.appendingPathComponent("linear.json").path, encodedReport = dir.appendingPathComponent("encoded.json").path
+        let linear = try CLI.run(["validate", dir.path, "--json", linearReport] + profiles)
+        #expect(linear.status != 2, "\(linear.stderr)")
+        // Each frame gamma-encoded (1/2.2) as 16-bit codes, the encoding's ICC profile embedded.
+        let icc = try ICCProfileFactory.rgbGamma(space: .sRGB, gamma: 2.2)
+        for condition in ["a", "b"] {
+            for frame in ["flash.tif", "ambient.tif"] {
+                let path = dir.appendingPathComponent("\(condition)/\(frame)").path
+                let decoded = try TIFFReader.read(path: path)
+                var encoded = decoded.image
+                for i in encoded.samples.indices { encoded.samples[i] = (65535 * pow(max(0, encoded.samples[i]) / 65535, 1 / 2.2)).rounded() }
+                try TIFFWriter.write(encoded, to: path, options: TIFFWriteOptions(sampleType: .uint16, iccProfile: icc, exposure: decoded.exposure.settings))
+            }
+        }
+        let refused = try CLI.run(["validate", dir.path] + profiles)
+        #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("a/flash.tif")
+                && refused.stderr.contains("non-linear ICC profile") && !refused.stderr.contains("[1/"), "\(refused.stderr)")
+        let linearized = try CLI.run(["validate", dir.path, "--linearize-icc", "--json", encodedReport] + profiles)
+        #expect(linearized.status == linear.status && linearized.stderr.contains("a/flash.tif was rendered by its camera"), "\(linearized.stderr)")
+        func figures(_ path: String) throws -> (accuracy: Double, confidence: [Double]) {
+            let report = try #require(JSONValue.read(path: path).object)
+            let accuracy = try #require(report["set"]?.object?["accuracyMeanDeltaE2000"]?.double)
+            return (accuracy, try #require(report["conditions"]?.array).compactMap { $0.object?["centerWeightedMeanConfidence"]?.double })
+        }
+        let l = try figures(linearReport), e = try figures(encodedReport)
+        #expect(abs(l.accuracy - e.accuracy) < 0.05 && e.confidence.count == 2
+                && zip(l.confidence, e.confidence).allSatisfy { abs($0 - $1) < 0.01 }, "linear \(l), linearized \(e)")
+    }
+
     @Test("validate on two copies of one condition: the variance reduction, undefined without variance, is said not checked (it failed as 'nan'); the other checks decide")
     func identicalConditions() throws {
         let dir = try Self.twoCopiesOfOneCondition()

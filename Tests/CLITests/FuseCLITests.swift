@@ -346,6 +346,37 @@ struct FuseCLITests {
         #expect(r.status == 2 && r.stderr.contains("float.tif") && r.stderr.contains("floating-point samples up to"), "\(r.stderr)")
     }
 
+    @Test("encoded frames are said: 8-bit samples with no ICC profile (a converted JPEG's, read as linear), and a flash frame whose ICC curves were inverted, whose camera rendering must be the chart's")
+    func encodedFramesAreSaid() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var camera = try JSONValue.read(path: pair.file("camera.json")).object!
+        camera["blackLevel"] = .number(1); camera["whiteLevel"] = .number(255)
+        try JSONValue.object(camera).encodedData(file: "camera.json").write(to: URL(fileURLWithPath: pair.file("camera8.json")))
+        for (name, exposure) in [("flash", PairFolder.flashExposure), ("ambient", PairFolder.ambientExposure)] {
+            var image = try TIFFReader.read(path: pair.file("\(name).tif")).image
+            for i in image.samples.indices { image.samples[i] = (image.samples[i] / 257).rounded() }
+            try TIFFWriter.write(image, to: pair.file("\(name)8.tif"), options: TIFFWriteOptions(sampleType: .uint8, exposure: exposure))
+        }
+        let eightBit = try CLI.run(["fuse", pair.file("flash8.tif"), pair.file("ambient8.tif"), "--camera", pair.file("camera8.json"),
+                                    "--flash", pair.file("flash.json"), "-o", pair.file("o8.tif")])
+        let said = eightBit.stderr.split(separator: "\n").filter { $0.contains("has 8-bit samples and no ICC profile") }
+        #expect(eightBit.status != 2 && said.count == 2, "\(eightBit.stderr)")
+        // Linear 16-bit frames: nothing said.
+        let plain = try CLI.run(pair.fuseArguments())
+        #expect(!plain.stderr.contains("8-bit") && !plain.stderr.contains("rendered by its camera"), "\(plain.stderr)")
+        // The flash frame gamma-encoded with its profile, inverted with --linearize-icc: said once, of it.
+        let icc = try ICCProfileFactory.rgbGamma(space: .sRGB, gamma: 2.2)
+        var encoded = try TIFFReader.read(path: pair.file("flash.tif")).image
+        for i in encoded.samples.indices { encoded.samples[i] = (65535 * pow(encoded.samples[i] / 65535, 1 / 2.2)).rounded() }
+        try TIFFWriter.write(encoded, to: pair.file("flashG.tif"),
+                             options: TIFFWriteOptions(sampleType: .uint16, iccProfile: icc, exposure: PairFolder.flashExposure))
+        let rendered = try CLI.run(["fuse", pair.file("flashG.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                    "--flash", pair.file("flash.json"), "-o", pair.file("oG.tif"), "--linearize-icc"])
+        #expect(rendered.status != 2 && rendered.stderr.components(separatedBy: "flashG.tif was rendered by its camera").count == 2,
+                "\(rendered.stderr)")
+    }
+
     /// Writes `scene`'s ambient frame, changed by `change` (the image to change, and the original),
     /// as 16-bit with its EXIF exposure to `path`.
     /// The scene's ambient frame as a raw converter's other white balance would develop it: each

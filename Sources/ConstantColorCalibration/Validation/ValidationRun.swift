@@ -136,8 +136,10 @@ public enum ValidationRun {
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
     /// `Failure.chartMismatch`: the set's figures compare each patch across the conditions, by
     /// position), and `condition.ambientLux`, where present, must be a number ≥ 0. Each condition's
-    /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`) with a valid exposure.
-    public static func preflight(folders: [String]) throws -> SetTruth {
+    /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`) with a valid exposure and
+    /// no ICC profile the run would refuse (`LinearInput.profileToInvert`: a non-linear one unless
+    /// `linearizeICC`).
+    public static func preflight(folders: [String], linearizeICC: Bool = false) throws -> SetTruth {
         var first: (file: String, chart: ChartDescription)? = nil
         var truth = SetTruth(ambientLux: [], labelledCount: 0, trueRatioCount: 0)
         for folder in folders {
@@ -148,6 +150,7 @@ public enum ValidationRun {
                 let path = (folder as NSString).appendingPathComponent(frame)
                 let header = try TIFFReader.checkHeader(path: path)
                 _ = try exposure(of: header.exposure, file: path)
+                _ = try LinearInput.profileToInvert(header.iccProfile, path: path, linearizeICC: linearizeICC)
                 if frame == "flash.tif" { flashSize = (header.width, header.height) }
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
@@ -197,17 +200,19 @@ public enum ValidationRun {
     /// `chart`) against the reference; the ambient photo for the variance reduction is the ambient
     /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
     /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
+    /// `readFrame` reads a condition's flash.tif or ambient.tif (a path) into linear camera RGB with
+    /// its exposure; nil: `linearFrame(path:linearizeICC:)` (a non-linear ICC profile refused
+    /// unless `linearizeICC`). `constant-color validate` passes the reader `fuse` uses.
     public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
-                             countColorimetricUncertainty: Bool = true) throws -> ConditionScore {
+                             countColorimetricUncertainty: Bool = true, linearizeICC: Bool = false,
+                             readFrame: ((String) throws -> RawFrame)? = nil) throws -> ConditionScore {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         let truthPath = path("truth.json")
         let truth = try JSONValue.read(path: truthPath)
         let chart = try ChartDescription(json: truth, file: truthPath)
         let lux = truth.object?["condition"]?.object?["ambientLux"]?.double
         func frame(_ name: String) throws -> RawFrame {
-            let decoded = try TIFFReader.read(path: path(name))
-            guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path(name)) }
-            return RawFrame(image: decoded.image, exposure: try exposure(of: decoded.exposure, file: path(name)), name: path(name))
+            try readFrame.map { try $0(path(name)) } ?? linearFrame(path: path(name), linearizeICC: linearizeICC)
         }
         let f = try frame("flash.tif"), a = try frame("ambient.tif")
         // The chart's positions are in pixels of the capture truth.json describes.
@@ -248,6 +253,15 @@ public enum ValidationRun {
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
             trueRatio: ratios.trueRatio, effective: ratios.effective)
         return score
+    }
+
+    /// A condition's frame as linear camera RGB with its EXIF exposure: 3 channels, the samples
+    /// made linear (`LinearInput.make`: a non-linear ICC profile refused unless `linearizeICC`).
+    public static func linearFrame(path: String, linearizeICC: Bool) throws -> RawFrame {
+        var decoded = try TIFFReader.read(path: path)
+        guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path) }
+        try LinearInput.make(&decoded, linearizeICC: linearizeICC)
+        return RawFrame(image: decoded.image, exposure: try exposure(of: decoded.exposure, file: path), name: path)
     }
 
     /// The label maps of a condition whose truth has them (`labels.flash`, optional `labels.ambient`),

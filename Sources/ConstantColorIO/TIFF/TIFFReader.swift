@@ -7,14 +7,15 @@ public enum TIFFReader {
     /// Checks that `path` is a TIFF this reader decodes (its header and the layout of its first
     /// image: size, samples, compression), without reading its samples, so that a command that
     /// reads many files can refuse a wrong one before it starts; throws what `read` would. Returns
-    /// the exposure tags, as `read` would (`DecodedTIFF.exposure`), and the image's size.
+    /// the exposure tags, as `read` would (`DecodedTIFF.exposure`), the image's size and its ICC profile.
     @discardableResult
     public static func checkHeader(path: String, maximumPixelCount: Int = 250_000_000) throws(TIFFError)
-        -> (exposure: ExposureFields, width: Int, height: Int) {
+        -> (exposure: ExposureFields, width: Int, height: Int, iccProfile: [UInt8]?) {
         let handle = try openForReading(path)
         let layout = try TIFFLayout(handle: handle, path: path, maximumPixelCount: maximumPixelCount)
+        let icc = readICCProfile(handle)
         var warnings: [String] = []
-        return (readExposure(handle, warnings: &warnings), layout.width, layout.height)
+        return (readExposure(handle, warnings: &warnings), layout.width, layout.height, icc)
     }
 
     /// `path` opened by libtiff for reading, or the error that says why it cannot be.
