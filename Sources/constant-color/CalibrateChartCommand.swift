@@ -50,8 +50,18 @@ struct CalibrateChart: ParsableCommand {
     @Option(help: "Camera name written to the profiles.") var cameraName: String?
     @Option(help: "Flash name written to the flash profile.") var flashName: String?
     @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
-    @Option(parsing: .unconditional, help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–4; far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
+    @Option(parsing: .unconditional, help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–2.5 (above 2.5 a warning); far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
     var maxFitError: Double = 8
+    /// A patch's variance under this (DN², a quarter code: noise under half a code) is set by the
+    /// quantization of the samples more than by the sensor.
+    static let quantizedVarianceDN2 = 0.25
+
+    /// A figure in a message: whole numbers from 10 up, three significant digits below (on an
+    /// 8-bit scale variances are fractions of a DN², which "%.0f" printed as 0).
+    static func figure(_ v: Double) -> String { abs(v) >= 10 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
+
+    /// A fit mean above this (ΔE00) is warned about (README, "Calibrate your own camera", step 5).
+    static let suspectFitError = 2.5
 
     func validate() throws {
         guard maxFitError > 0 && maxFitError.isFinite else { throw ValidationError("--max-fit-error must be a positive number") }
@@ -138,7 +148,7 @@ struct CalibrateChart: ParsableCommand {
             blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description,
             darkFrame: darkFrame, file: capture)
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
-            throw ChartCalibrationError.noiseFit(file: capture)
+            throw ChartCalibrationError.noiseFit(file: capture, varianceFalls: calibration.varianceFallsWithSignal)
         }
         let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
         var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
@@ -151,14 +161,19 @@ struct CalibrateChart: ParsableCommand {
             // where the intercept is negative). The fit and the matrix are then wrong too.
             if ptc.readVarianceDN2 < -5 * ptc.readVarianceStandardErrorDN2, ptc.shotSlope > 0 {
                 let offset = -ptc.readVarianceDN2 / ptc.shotSlope
-                throw CLIError(file: capture, problem: String(format: "the photon transfer intercept is %.0f ± %.0f DN², impossible for a noise variance: the black level %g is about %.0f DN too low (%.0f would fit); check --black-level, or give --dark DARK.tif",
-                                                             ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, black, offset, black + offset))
+                let intercept = "the photon transfer intercept is \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN², impossible for a noise variance"
+                // The intercept rests on the darkest points; where their noise is under half a code (8-bit
+                // files) the quantization sets their variance, not the sensor.
+                let darkest = ptc.points.sorted { $0.meanDN < $1.meanDN }.prefix(max(1, ptc.points.count / 4))
+                if 2 * darkest.filter({ $0.varianceDN2 < Self.quantizedVarianceDN2 }).count > darkest.count {
+                    throw CLIError(file: capture, problem: intercept + ": the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²), so the quantization, not the sensor, sets it, and the photon transfer cannot be read from these samples; calibrate from 16-bit (raw-developed) captures, or give --dark DARK.tif or --read-noise R")
+                }
+                throw CLIError(file: capture, problem: intercept + ": the black level \(Self.figure(black)) is about \(Self.figure(offset)) DN too low (\(Self.figure(black + offset)) would fit), or the data are not linear (gamma-encoded: a variance that does not grow in proportion to the signal); check --black-level, or give --dark DARK.tif")
             }
         }
         for line in frameWarnings + darkLines { progress.say(line) }
         if readNoise == nil && darkFrame == nil && ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
-            progress.say(String(format: "warning: the read noise is not measurable from this capture (intercept %.0f ± %.0f DN² at ISO %g: the darkest patch is too bright), writing %.2f DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data",
-                                ptc.readVarianceDN2, ptc.readVarianceStandardErrorDN2, frame.exposure.isoSpeed, noise.readNoiseDN))
+            progress.say("warning: the read noise is not measurable from this capture (intercept \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed)): the darkest patch is too bright), writing " + String(format: "%.2f", noise.readNoiseDN) + " DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data")
         }
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
         let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
@@ -184,6 +199,14 @@ struct CalibrateChart: ParsableCommand {
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
+        if calibration.varianceFallsWithSignal {
+            progress.say("warning: the patches' noise variance falls as their signal rises, which no sensor's shot noise does: the data are not linear (gamma-encoded?), and the noise model and matrix written describe the encoding, not the camera; give linear captures (a raw development with gamma 1, or the file's ICC profile with --linearize-icc)")
+        }
+        // The README's rule of thumb: a linear capture of a well-described chart fits to about 1.5.
+        if calibration.meanDeltaE2000 > Self.suspectFitError {
+            progress.say(String(format: "warning: a fit mean of %.2f ΔE00 is above %g, which a linear capture of a well-described, evenly lit chart seldom exceeds; check the chart description (positions, reference values, illuminant), that the data are linear (gamma-encoded files need their ICC profile and --linearize-icc) and the lighting",
+                                calibration.meanDeltaE2000, Self.suspectFitError))
+        }
         // Partly clipped patches (more than half is refused): their medians are biased low.
         let partlyClipped = calibration.clippedFractions.indices.filter { calibration.clippedFractions[$0] > Self.partlyClippedFraction }
         if !partlyClipped.isEmpty {

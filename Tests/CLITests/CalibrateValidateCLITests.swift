@@ -512,6 +512,41 @@ struct CalibrateValidateCLITests {
         return dir
     }
 
+    @Test("calibrate chart on data that are not linear light says so: gamma-encoded above the black level, the variance falls with the signal (said with the refusal); the curve over the raw codes (fitted with exit 0 and no word: mean 7.6 ΔE00, read noise 174 DN) warns that the fit is far above a linear capture's; 8-bit linear codes, whose darker patches' noise is under half a code, are refused as unmeasurable by photon transfer, not as a black level 2 DN off")
+    func chartCaptureThatIsNotLinearLight() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let decoded = try TIFFReader.read(path: Self.darkroom)
+        // Encoded as a JPEG pipeline does (black subtracted, then the curve), and with the black
+        // level's codes encoded too (the curve over the raw codes); 8-bit linear codes.
+        var gamma = decoded.image, offsetGamma = decoded.image, eightBit = decoded.image
+        for i in gamma.samples.indices {
+            gamma.samples[i] = (65535 * pow(max(0, gamma.samples[i] - 1024) / (65535 - 1024), 1 / 2.2)).rounded()
+            offsetGamma.samples[i] = (65535 * pow(offsetGamma.samples[i] / 65535, 1 / 2.2)).rounded()
+            eightBit.samples[i] = (eightBit.samples[i] / 257).rounded()
+        }
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        for (image, name, type) in [(gamma, "gamma.tif", TIFFWriteOptions.SampleType.uint16), (offsetGamma, "offset-gamma.tif", .uint16),
+                                    (eightBit, "linear8.tif", .uint8)] {
+            try TIFFWriter.write(image, to: path(name), options: TIFFWriteOptions(sampleType: type, exposure: decoded.exposure.settings))
+        }
+        func levels(_ white: String) -> [String] {
+            ["--chart", Self.darkroomTruth, "--black-level", "0", "--white-level", white, "--camera-out", path("g.camera.json"), "--flash-out", path("g.flash.json")]
+        }
+        try expectBadInput(["calibrate", "chart", path("gamma.tif")] + levels("65535"), in: dir,
+                           mentions: ["gamma.tif", "noise variance falls as their signal rises", "gamma-encoded"])
+        let encoded = try CLI.run(["calibrate", "chart", path("offset-gamma.tif")] + levels("65535"))
+        #expect(encoded.status == 0 && encoded.stderr.contains("is above 2.5"), "\(encoded.stderr)")
+        try FileManager.default.removeItem(atPath: path("g.camera.json")); try FileManager.default.removeItem(atPath: path("g.flash.json"))
+        // The linear capture the profiles are fitted from: neither warning.
+        let linear = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir))
+        #expect(linear.status == 0 && !linear.stderr.contains("falls as their signal") && !linear.stderr.contains("is above 2.5"), "\(linear.stderr)")
+        for name in ["cam.json", "flash.json"] { try FileManager.default.removeItem(atPath: path(name)) }
+        var eightBitArguments = ["calibrate", "chart", path("linear8.tif")] + levels("255")
+        eightBitArguments[eightBitArguments.firstIndex(of: "0")!] = "4"
+        try expectBadInput(eightBitArguments, in: dir, mentions: ["linear8.tif", "under half a code", "quantization"])
+    }
+
     @Test("validate reads the frames as fuse does: frames with a gamma ICC profile are refused before the run unless --linearize-icc, which gives the linear set's figures (validate took the encoded values for light: a probe's phone-like set scored 10.7 ΔE00 with 5 of 7 conditions constantColor)")
     func validateLinearizesICCFrames() throws {
         let dir = try Self.twoCopiesOfOneCondition()

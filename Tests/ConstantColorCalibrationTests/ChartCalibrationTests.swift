@@ -1,6 +1,6 @@
 import TestSupport
 import ConstantColor
-import ConstantColorCalibration
+@testable import ConstantColorCalibration
 import ConstantColorIO
 import Foundation
 import Testing
@@ -129,6 +129,25 @@ struct ChartCalibrationTests {
                                        whiteLevel: try camera.number("whiteLevel"), iso: iso, chart: chart, darkFrame: dark,
                                        file: Fixture.darkroom)
         return (cal, chart, camera)
+    }
+
+    @Test("a capture whose noise variance falls with its signal is flagged: the committed dark-room capture gamma-encoded (1/2.2 above its black level), not as it is; the slope's known answer")
+    func varianceFallingWithSignal() throws {
+        #expect(ChartCalibration.leastSquaresSlope([(0, 1), (1, 3), (2, 5), (3, 7)]) == 2)
+        #expect(ChartCalibration.leastSquaresSlope([(1, 1), (1, 3)]) == nil)
+        let linear = try Self.darkroomCalibration(withDark: false).cal
+        #expect(!linear.varianceFallsWithSignal)
+        var decoded = try TIFFReader.read(path: Fixture.darkroom)
+        // As a JPEG pipeline encodes: black subtracted, then the curve.
+        for i in decoded.image.samples.indices {
+            decoded.image.samples[i] = (65535 * pow(max(0, decoded.image.samples[i] - 1024) / (65535 - 1024), 1 / 2.2)).rounded()
+        }
+        let truth = try JSONValue.read(path: Fixture.darkroomTruth)
+        let encoded = try ChartCalibration(capture: decoded.image, blackLevel: 0, whiteLevel: 65535, iso: 100,
+                                           chart: try ChartDescription(json: truth, file: Fixture.darkroomTruth), file: "gamma.tif")
+        #expect(encoded.varianceFallsWithSignal && encoded.noise == nil)
+        #expect(ChartCalibrationError.noiseFit(file: "g.tif", varianceFalls: true).description.contains("gamma-encoded"))
+        #expect(!ChartCalibrationError.noiseFit(file: "g.tif").description.contains("gamma"))
     }
 
     @Test("the committed dark-room capture and its dark frame: fit ≤ 2.0 ΔE00, greys stay grey, gain and read noise within 15 %")

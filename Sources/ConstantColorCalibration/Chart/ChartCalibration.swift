@@ -47,6 +47,11 @@ public struct ChartCalibration: Sendable {
     public let photonTransfer: PhotonTransfer.Fit?
     /// The noise model referred to ISO 100 (nil with `photonTransfer`).
     public let noise: NoiseModel?
+    /// The patches' noise variance falls as their signal rises (the unweighted least-squares slope
+    /// of variance on mean over the photon transfer line's points, or every point where no line was
+    /// fitted, is negative): gamma-encoded data, whose curve compresses the bright codes, not light a
+    /// sensor counted (shot noise grows with the signal).
+    public let varianceFallsWithSignal: Bool
     /// Indices of the patches whose square gave a photon transfer point that was left out as
     /// structure, not noise (`PhotonTransfer.structured`), of the line and of the correlation.
     public let structuredPatches: [Int]
@@ -194,6 +199,7 @@ public struct ChartCalibration: Sendable {
         }
         patchCameraRGB = rgb
         photonTransfer = ptc
+        varianceFallsWithSignal = Self.leastSquaresSlope((ptc?.points ?? points).map { ($0.meanDN, $0.varianceDN2) }).map { $0 < 0 } ?? false
         // The dark frame's points referred to the capture's ISO, where the line's intercept is.
         let k2 = darkFrame.map { pow(iso / $0.iso, 2) } ?? 1
         let darkPoints = (darkFrame?.correlationPoints ?? []).map { p in
@@ -271,6 +277,16 @@ public struct ChartCalibration: Sendable {
         }
         return m
     }
+
+    /// The ordinary least-squares slope of y on x (nil for fewer than two distinct x).
+    static func leastSquaresSlope(_ points: [(x: Double, y: Double)]) -> Double? {
+        let n = Double(points.count)
+        guard n >= 2 else { return nil }
+        let mx = points.reduce(0) { $0 + $1.x } / n, my = points.reduce(0) { $0 + $1.y } / n
+        let sxx = points.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
+        guard sxx > 0 else { return nil }
+        return points.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) } / sxx
+    }
 }
 
 /// Why a chart calibration failed; every message names the file.
@@ -283,8 +299,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     case white(file: String, failure: FlashWhiteEstimate.Failure)
     /// The patch colors do not span three dimensions.
     case degenerate(file: String)
-    /// The photon transfer line could not be fitted.
-    case noiseFit(file: String)
+    /// The photon transfer line could not be fitted; `varianceFalls`: the variance falls with the
+    /// signal (`ChartCalibration.varianceFallsWithSignal`).
+    case noiseFit(file: String, varianceFalls: Bool = false)
     /// A patch's square does not hold one uniform surface (`PatchUniformity`).
     case notUniform(file: String, patch: String, departure: PatchUniformity.Departure)
     /// A patch's median is at or below the black level in a channel.
@@ -300,7 +317,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
             return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
         case .noSignal(let f, let p, let c, let m, let b):
             return "\(f): patch '\(p)' has no signal above the black level in \(["red", "green", "blue"][c]) (median " + String(format: "%.0f", m) + " DN after subtracting " + String(format: "%g", b) + "): the black level is not these files' (already subtracted by a raw converter?), or the patch is not lit by the flash"
-        case .noiseFit(let f): return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
+        case .noiseFit(let f, let falls):
+            return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
+                + (falls ? "; their noise variance falls as their signal rises, as in gamma-encoded data: the capture must be linear (a raw development with gamma 1, or a file with its ICC profile and --linearize-icc)" : "")
         }
     }
 }
