@@ -44,6 +44,6 @@ let package = Package(
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF", "TestSupport"]),
         .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor"]),
         .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "CLCMS2", "CTIFF"]),
+        .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "CLCMS2", "CTIFF", "TestSupport"]),
     ]
 )

@@ -4,6 +4,7 @@ import ConstantColorCalibration
 import ConstantColorIO
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("constant-color fuse / check")
 struct FuseCLITests {
@@ -344,6 +345,23 @@ struct FuseCLITests {
         let r = try CLI.run(["fuse", pair.file("float.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
                              "--flash", pair.file("flash.json"), "-o", pair.file("o.tif"), "--linearize-icc"])
         #expect(r.status == 2 && r.stderr.contains("float.tif") && r.stderr.contains("floating-point samples up to"), "\(r.stderr)")
+    }
+
+    @Test("an exposure in EXIF (a camera's 1/79 s as a RATIONAL) and the same typed on the command line give the same exposure ratio to the bit: EXIF's was libtiff's float of it, 2.5e-8 off, which moved a probe's 650 output pixels")
+    func exifRationalEqualsTypedExposure() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pair.file("flash.tif"))))
+        #expect(TIFFBytes.setEXIFRational(&bytes, tag: 33434, 1, 79))
+        try Data(bytes).write(to: URL(fileURLWithPath: pair.file("flash79.tif")))
+        func ratio(_ extra: [String], _ tag: String) throws -> Double {
+            let r = try CLI.run(["fuse", pair.file("flash79.tif"), pair.file("ambient.tif"), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("o\(tag).tif"), "--report", pair.file("r\(tag).json")] + extra)
+            #expect(r.status != 2, "\(r.stderr)")
+            return try #require(JSONValue.read(path: pair.file("r\(tag).json")).object?["exposure"]?.object?["ambientToFlashRatio"]?.double)
+        }
+        let fromEXIF = try ratio([], "e"), typed = try ratio(["--flash-exposure", "1/79,2.8,100"], "t")
+        #expect(fromEXIF == typed, "\(fromEXIF) against \(typed)")
     }
 
     @Test("encoded frames are said: 8-bit samples with no ICC profile (a converted JPEG's, read as linear), and a flash frame whose ICC curves were inverted, whose camera rendering must be the chart's")

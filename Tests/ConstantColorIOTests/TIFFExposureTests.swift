@@ -3,6 +3,7 @@ import ConstantColorIO
 import CTIFF
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("TIFF exposure tags")
 struct TIFFExposureTests {
@@ -209,6 +210,25 @@ struct TIFFExposureTests {
         #expect(untyped.exposure.isoSpeed == nil && untyped.exposure.missingTagNames.contains("PhotographicSensitivity"))
         let untypedBeside = try Self.sensitivityFile(folder, "untyped2.tif", iso: 200, type: nil, parameters: [rei: 100])
         #expect(untypedBeside.exposure.isoSpeed == 200 && untypedBeside.exposure.notes.isEmpty)
+    }
+
+    @Test("a camera's rationals are read exactly (1/79 s, f/1.8 as 18/10: the quotient, not libtiff's float of it), in IFD0 and in the EXIF directory; the float-exact rationals libtiff writes read as their shortest decimal, as before")
+    func rationalsReadExactly() throws {
+        let folder = try TemporaryFolder()
+        let ifd0 = folder.file("ifd0.tif")
+        let bytes = HandmadeTIFF.make(
+            width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
+            extra: [HandmadeTIFF.rational(33434, 1, 79), HandmadeTIFF.rational(33437, 18, 10), HandmadeTIFF.long(34855, [100])])
+        try Data(bytes).write(to: URL(fileURLWithPath: ifd0))
+        let decoded = try TIFFReader.read(path: ifd0)
+        #expect(decoded.exposure.exposureTimeSeconds == 1.0 / 79 && decoded.exposure.fNumber == 1.8, "\(decoded.exposure)")
+        // The writer's own file (libtiff stores 0.01 as the float's quotient), then 1/79 patched in.
+        let exif = folder.file("exif.tif")
+        var written = try Self.fileWithEXIF(at: exif).bytes
+        #expect(try TIFFReader.read(path: exif).exposure.exposureTimeSeconds == 0.01)
+        #expect(TIFFBytes.setEXIFRational(&written, tag: 33434, 1, 79))
+        try Data(written).write(to: URL(fileURLWithPath: exif))
+        #expect(try TIFFReader.read(path: exif).exposure.exposureTimeSeconds == 1.0 / 79)
     }
 
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")

@@ -4,26 +4,60 @@ import Foundation
 /// Tags read straight from a TIFF file's directory entries, for what libtiff's API does not show:
 /// libtiff drops a codec-specific tag (e.g. Predictor, 317) when the image's compression does not
 /// use it (`_TIFFCheckFieldIsValidForCodec`), so a file with Predictor 2 and no compression reads
-/// as if it had none. (TIFF 6.0 section 2 for the classic layout, BigTIFF for the 64-bit one.)
+/// as if it had none; and libtiff 4.5 hands EXIF's RATIONAL values over in single precision.
+/// (TIFF 6.0 section 2 for the classic layout, BigTIFF for the 64-bit one.)
 enum TIFFRawDirectory {
     /// The first value of `tag` in the directory libtiff has current on `tif` (read from `path`),
     /// when its type is BYTE, SHORT or LONG; nil when the tag is absent or unreadable.
     static func integerTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> UInt32? {
+        guard let e = firstValue(tag, of: tif, path: path) else { return nil }
+        switch e.type {
+        case 1, 7: return UInt32(e.bytes[e.bytes.startIndex])
+        case 3: return UInt32(e.integer(0, 2))
+        case 4: return UInt32(e.integer(0, 4))
+        default: return nil
+        }
+    }
+
+    /// The first value of `tag` in the current directory as the exact quotient of its numerator
+    /// and denominator, when its type is RATIONAL or SRATIONAL (1/79 s is 0.012658227848101266,
+    /// not the float 0.012658228); nil when absent, of another type, or with a zero denominator.
+    static func rationalTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Double? {
+        guard let e = firstValue(tag, of: tif, path: path), e.type == 5 || e.type == 10 else { return nil }
+        let n = e.integer(0, 4), d = e.integer(4, 4)
+        guard d != 0 else { return nil }
+        return e.type == 5 ? Double(n) / Double(d) : Double(Int32(truncatingIfNeeded: n)) / Double(Int32(truncatingIfNeeded: d))
+    }
+
+    /// One entry's first value: its type and bytes, in the file's byte order.
+    struct Value {
+        var type: UInt64, bytes: Data, bigEndian: Bool
+
+        /// The unsigned integer of `size` bytes at `at`.
+        func integer(_ at: Int, _ size: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for k in 0..<size {
+                v = v << 8 | UInt64(bytes[bytes.startIndex + at + (bigEndian ? k : size - 1 - k)])
+            }
+            return v
+        }
+    }
+
+    /// The bytes of the first value of `tag` in the current directory (inline in the entry where
+    /// they fit, else at the offset the entry gives); nil when absent, of an unknown type, or unreadable.
+    static func firstValue(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Value? {
         let offset = TIFFCurrentDirOffset(tif)
         let bigEndian = TIFFIsBigEndian(tif) != 0, big = TIFFIsBigTIFF(tif) != 0
         guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         func integer(_ bytes: Data, _ at: Int, _ size: Int) -> UInt64 {
-            var v: UInt64 = 0
-            for k in 0..<size {
-                let byte = UInt64(bytes[bytes.startIndex + at + (bigEndian ? k : size - 1 - k)])
-                v = v << 8 | byte
-            }
-            return v
+            Value(type: 0, bytes: bytes, bigEndian: bigEndian).integer(at, size)
         }
+        // Bytes of one value of each TIFF type (TIFF 6.0 section 2, BigTIFF's 16–18).
+        let sizes: [UInt64: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8]
         do {
             try handle.seek(toOffset: offset)
-            let countSize = big ? 8 : 2, entrySize = big ? 20 : 12
+            let countSize = big ? 8 : 2, entrySize = big ? 20 : 12, fieldSize = big ? 8 : 4
             guard let countBytes = try handle.read(upToCount: countSize), countBytes.count == countSize else { return nil }
             let count = Int(min(integer(countBytes, 0, countSize), 65_535))
             guard let entries = try handle.read(upToCount: count * entrySize), entries.count == count * entrySize else { return nil }
@@ -31,14 +65,15 @@ enum TIFFRawDirectory {
                 let base = e * entrySize
                 guard UInt16(integer(entries, base, 2)) == tag else { continue }
                 let type = integer(entries, base + 2, 2), valueCount = integer(entries, base + 4, big ? 8 : 4)
-                let value = base + (big ? 12 : 8)  // the value field: left-justified when it fits
-                guard valueCount >= 1 else { return nil }
-                switch type {
-                case 1, 7: return UInt32(entries[entries.startIndex + value])
-                case 3: return UInt32(integer(entries, value, 2))
-                case 4: return UInt32(integer(entries, value, 4))
-                default: return nil
+                guard valueCount >= 1, let size = sizes[type] else { return nil }
+                let field = base + (big ? 12 : 8)  // the value field: left-justified when it fits
+                if UInt64(size) * valueCount <= UInt64(fieldSize) {
+                    return Value(type: type, bytes: entries.subdata(in: (entries.startIndex + field)..<(entries.startIndex + field + size)),
+                                 bigEndian: bigEndian)
                 }
+                try handle.seek(toOffset: integer(entries, field, fieldSize))
+                guard let bytes = try handle.read(upToCount: size), bytes.count == size else { return nil }
+                return Value(type: type, bytes: bytes, bigEndian: bigEndian)
             }
         } catch {
             return nil

@@ -155,13 +155,21 @@ public enum TIFFReader {
     /// directory is not fatal (exposure can come from the command line); it adds a warning.
     static func readExposure(_ handle: TIFFHandle, warnings: inout [String]) -> ExposureFields {
         let tif = handle.tif
+        let path = String(cString: TIFFFileName(tif))
         func number(_ tag: UInt32) -> Double? {
             var value = 0.0
             guard cc_tiff_get_number(tif, tag, &value) == 1 else { return nil }
-            // libtiff hands EXIF's rationals (ExposureTime, FNumber) over as 32-bit floats: f/1.8
-            // (18/10) came out as 1.7999999523162842. A fraction a float holds exactly is taken as the
-            // shortest decimal that reads back as that float (1.8); integers are left as they are
-            // (above 2²⁴ the shortest decimal of a float is not the integer).
+            // A camera's RATIONAL (1/79 s, 18/10) as the exact quotient its entry stores, not
+            // libtiff's float of it: the exposure ratio then equals the one of the same exposure typed
+            // on the command line. A quotient a float holds exactly is what libtiff itself writes
+            // from a float (13591669/2³⁰ for 0.012658228): it is read as below.
+            if let exact = TIFFRawDirectory.rationalTag(UInt16(tag), of: tif, path: path),
+               Float(exactly: exact) == nil, abs(exact - value) <= 1e-6 * abs(exact) { return exact }
+            // Otherwise (the entry unreadable here): libtiff hands EXIF's rationals (ExposureTime,
+            // FNumber) over as 32-bit floats: f/1.8 (18/10) came out as 1.7999999523162842. A
+            // fraction a float holds exactly is taken as the shortest decimal that reads back as that
+            // float (1.8); integers are left as they are (above 2²⁴ the shortest decimal of a float
+            // is not the integer).
             if value != value.rounded(), let f = Float(exactly: value), let d = Double(String(f)) { return d }
             return value
         }
