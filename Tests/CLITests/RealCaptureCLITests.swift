@@ -8,6 +8,29 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
+    @Test("strong diagonal hand shake (25 and 20 px at 45°, 400 lux): the shadow edges' misfit widens the ratio's stated error, and the confident pixels stay honest (17.5 and 24.5 % of them were > 3 ΔE00 off, the ratio 13-15 % high at 2 % stated)")
+    func strongShakeStaysHonest() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cc-shake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, shake, seed) in [("shake25", "25,45", "1"), ("shake20", "20,45", "3")] {
+            let r = try CLI.run(["synth", "--light", "planckian:4000@400", "--shake", shake, "--seed", seed, "--truth-maps",
+                                 "--out", dir.appendingPathComponent("set/\(name)").path, "--spectra", Self.root + "/fixtures/spectra"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let json = dir.appendingPathComponent("v.json").path
+        let v = try CLI.run(["validate", dir.appendingPathComponent("set").path,
+                             "--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                             "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                             "--json", json, "--max-accuracy", "100", "--max-repeatability", "100", "--min-variance-reduction", "-100"])
+        #expect(v.status != 2, "\(v.stderr)")
+        for c in try #require(JSONValue.read(path: json).object?["conditions"]?.array).compactMap(\.object) {
+            let h = try #require(c["confidenceHonesty"]?.object)
+            let confident = try #require(h["confidentPixels"]?.double), wrong = try #require(h["confidentWrongFraction"]?.double)
+            #expect(confident > 10_000 && wrong <= 0.01, "\(c["name"] ?? .null): \(wrong) of \(confident)")
+        }
+    }
+
     @Test("synth --all-effects --truth-maps writes labels and effects; validate reports honesty; bad effect options exit 2")
     func synthEffectsAndValidateHonesty() throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cc-real-\(UUID().uuidString)")

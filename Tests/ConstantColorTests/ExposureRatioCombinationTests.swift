@@ -297,4 +297,14 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(abs(tau2 - 0.02) < 0.002)
         #expect(abs(parted.ratio - 1) < 0.005 && parted.standardError < 0.005)
     }
+
+    /// Birge's ratio on the edges' error: the profiles' own misfit beyond what their scatter already
+    /// counted (known answers), never below 1.
+    @Test func misfitInflatesTheEdgesErrorBeyondTheirScatter() {
+        #expect(IlluminationEdgeRatio.misfitInflation(misfitScale: 100, scatterInflation: 1) == 10)
+        #expect(IlluminationEdgeRatio.misfitInflation(misfitScale: 100, scatterInflation: 4) == 2.5)
+        #expect(IlluminationEdgeRatio.misfitInflation(misfitScale: 100, scatterInflation: 12) == 1)
+        #expect(IlluminationEdgeRatio.misfitInflation(misfitScale: 0.8, scatterInflation: 1) == 1)
+        #expect(IlluminationEdgeRatio.misfitInflation(misfitScale: 2.25, scatterInflation: 0.5) == 1.5)
+    }
 }

@@ -516,6 +516,20 @@ enum IlluminationEdgeRatio {
                             agreeingFraction: agreeing(SIMD3(1, 1, 1)), agreeingFractionScaled: agreeing(factor))
     }
 
+    /// How much more the edges' r₀ is uncertain than its biweight's standard error says, where the
+    /// profiles misfit their own model beyond their noise: each profile's g has the noise model's σ,
+    /// and profiles whose residuals are `misfitScale` times (χ²) what that model predicts hold g to
+    /// √misfitScale times that σ at best (Birge's ratio, Phys. Rev. 40, 1932). The biweight already
+    /// grows its error with the scatter between profiles (`scatterInflation`); a misfit they share
+    /// moves them together and does not scatter them — an ambient frame blurred by hand shake far
+    /// more than `RelativeBlur` measured, or registered to the wrong place (a review's renders:
+    /// residuals 8–184 times the noise model's, r₀ 5–20 % off at 2 % stated, 2–24 % of the
+    /// confident pixels > 3 ΔE00 off) — so the larger of the two factors is counted, not both.
+    /// 1 where the profiles fit within their noise.
+    static func misfitInflation(misfitScale: Double, scatterInflation: Double) -> Double {
+        max(1, max(1, misfitScale).squareRoot() / max(1, scatterInflation))
+    }
+
     /// The illumination cluster of `samples` (within `range`) and its robust mean.
     static func selection(_ samples: [EdgeProfile], misfitScale: Double) -> Result? {
         // Illumination edges sit at g = r₀ < Q; reflectance edges near g ≈ Q. A gradient counts
@@ -531,7 +545,8 @@ enum IlluminationEdgeRatio {
             guard let l = robustLocation(chosen.map { ($0.g, $0.sigma) }) else { return nil }
             let centre = l.centre
             let systematic = systematicRelativeError * centre
-            result = Result(ratio: centre, standardError: (l.standardError * l.standardError + systematic * systematic).squareRoot(),
+            let edgeError = l.standardError * Self.misfitInflation(misfitScale: misfitScale, scatterInflation: l.scatterInflation)
+            result = Result(ratio: centre, standardError: (edgeError * edgeError + systematic * systematic).squareRoot(),
                             sampleCount: l.count, misfitScale: misfitScale)
             final = chosen
             if abs(centre - r) < 1e-5 { break }

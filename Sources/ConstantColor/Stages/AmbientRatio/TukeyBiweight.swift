@@ -25,6 +25,8 @@ extension TukeyBiweight {
         var standardError: Double
         /// Measurements inside the biweight's support.
         var count: Int
+        /// The factor `standardError` holds for the scatter beyond the stated noise, √(χ²/dof) or 1.
+        var scatterInflation: Double = 1
     }
 
     /// A measurement's weight in the biweight location around `centre`: `(1 − u²)²/σ²` for
@@ -62,6 +64,6 @@ extension TukeyBiweight {
             centre = next
         }
         let inflation = max(1, chi / Double(max(1, n - 1))).squareRoot()
-        return Location(centre: centre, standardError: 2 * inflation / sw.squareRoot(), count: n)
+        return Location(centre: centre, standardError: 2 * inflation / sw.squareRoot(), count: n, scatterInflation: inflation)
     }
 }
