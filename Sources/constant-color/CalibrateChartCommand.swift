@@ -155,18 +155,20 @@ struct CalibrateChart: ParsableCommand {
         if let r = readNoise {
             noise.readNoiseDN = r
             cameraMetadata["readNoiseSource"] = .string("--read-noise")
-        } else if darkFrame == nil {
+        }
+        // The intercept rests on the darkest points; where their noise is under half a code (8-bit
+        // files) the quantization sets their variance, not the sensor.
+        let darkest = ptc.points.sorted { $0.meanDN < $1.meanDN }.prefix(max(1, ptc.points.count / 4))
+        let quantized = 2 * darkest.filter({ $0.varianceDN2 < Self.quantizedVarianceDN2 }).count > darkest.count
+        if readNoise == nil && darkFrame == nil {
             // A variance cannot be negative: an intercept far below 0 means the signal axis is offset,
             // σ² = a + b·(s − Δ) fitted as a − b·Δ + b·s — the black level is off by about Δ (too low
             // where the intercept is negative). The fit and the matrix are then wrong too.
             if ptc.readVarianceDN2 < -5 * ptc.readVarianceStandardErrorDN2, ptc.shotSlope > 0 {
                 let offset = -ptc.readVarianceDN2 / ptc.shotSlope
                 let intercept = "the photon transfer intercept is \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN², impossible for a noise variance"
-                // The intercept rests on the darkest points; where their noise is under half a code (8-bit
-                // files) the quantization sets their variance, not the sensor.
-                let darkest = ptc.points.sorted { $0.meanDN < $1.meanDN }.prefix(max(1, ptc.points.count / 4))
-                if 2 * darkest.filter({ $0.varianceDN2 < Self.quantizedVarianceDN2 }).count > darkest.count {
-                    throw CLIError(file: capture, problem: intercept + ": the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²), so the quantization, not the sensor, sets it, and the photon transfer cannot be read from these samples; calibrate from 16-bit (raw-developed) captures, or give --dark DARK.tif or --read-noise R")
+                if quantized {
+                    throw CLIError(file: capture, problem: intercept + ": the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²), so the quantization, not the sensor, sets it, and the photon transfer cannot be read from these samples; calibrate from 16-bit (raw-developed) captures")
                 }
                 throw CLIError(file: capture, problem: intercept + ": the black level \(Self.figure(black)) is about \(Self.figure(offset)) DN too low (\(Self.figure(black + offset)) would fit), or the data are not linear (gamma-encoded: a variance that does not grow in proportion to the signal); check --black-level, or give --dark DARK.tif")
             }
@@ -199,12 +201,16 @@ struct CalibrateChart: ParsableCommand {
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst,
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
+        if quantized && (darkFrame != nil || readNoise != nil) {
+            progress.say("warning: the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²): the quantization, not the sensor, sets it there, and the gain fitted from them is not the sensor's; calibrate from 16-bit (raw-developed) captures")
+        }
         if calibration.varianceFallsWithSignal {
             progress.say("warning: the patches' noise variance falls as their signal rises, which no sensor's shot noise does: the data are not linear (gamma-encoded?), and the noise model and matrix written describe the encoding, not the camera; give linear captures (a raw development with gamma 1, or the file's ICC profile with --linearize-icc)")
         }
-        // The README's rule of thumb: a linear capture of a well-described chart fits to about 1.5.
+        // README step 5: above ~2 a wrong chart description, non-linear data or bad lighting is
+        // likely; warned above 2.5 (a working camera's 3×3 matrix fits a ColorChecker to about 1–2.5).
         if calibration.meanDeltaE2000 > Self.suspectFitError {
-            progress.say(String(format: "warning: a fit mean of %.2f ΔE00 is above %g, which a linear capture of a well-described, evenly lit chart seldom exceeds; check the chart description (positions, reference values, illuminant), that the data are linear (gamma-encoded files need their ICC profile and --linearize-icc) and the lighting",
+            progress.say(String(format: "warning: a fit mean of %.2f ΔE00 is above %g, which a linear capture of a well-described, evenly lit chart seldom exceeds (a camera whose 3×3 matrix fits its sensor poorly can); check the chart description (positions, reference values, illuminant), the lighting, and that the data are linear (gamma-encoded files need their ICC profile and --linearize-icc)",
                                 calibration.meanDeltaE2000, Self.suspectFitError))
         }
         // Partly clipped patches (more than half is refused): their medians are biased low.

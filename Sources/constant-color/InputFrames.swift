@@ -89,7 +89,10 @@ enum InputFrames {
             let notes = decoded.exposure.notes.map { "; " + $0.replacingOccurrences(of: "\n", with: " ") }.joined()
             throw CLIError(file: path, problem: "no exposure data (\(decoded.exposure.missingTagNames.joined(separator: ", ")) \(notes.isEmpty ? "missing" : "missing or unreadable") in EXIF\(notes)); give \(overrideHint ?? "--\(role)-exposure T,N,ISO")")
         }
-        if let note = decoded.resolutionNote { warnings.append("warning: \(path): \(note)") }
+        // (The outputs carry the flash frame's resolution: only its tags matter.)
+        if role == "flash", let note = decoded.resolutionNote {
+            warnings.append("warning: \(path): \(note): the outputs carry none (square pixels, no unit)")
+        }
         return Loaded(frame: RawFrame(image: decoded.image, exposure: exposure, name: path), orientation: decoded.tiffOrientation,
                       warnings: warnings, unitsWarnings: unitsWarnings, resolution: decoded.resolution)
     }

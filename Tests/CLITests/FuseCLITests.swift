@@ -1,4 +1,5 @@
 import CLCMS2
+import CTIFF
 import ConstantColor
 import ConstantColorCalibration
 import ConstantColorIO
@@ -707,6 +708,23 @@ struct FuseCLITests {
         }
         let printed = try fuse("flash300.tif", "300"), plain = try fuse("flash.tif", "none")
         #expect(printed.status != 2 && plain.status == printed.status, "\(printed.stderr)\n\(plain.stderr)")
+        #expect(!printed.stderr.contains("resolution tags") && !plain.stderr.contains("resolution tags"))
+        // Resolutions of 0 (what libtiff writes for one not set): said of the flash frame, whose the
+        // outputs would carry, not of the ambient frame.
+        for name in ["flash", "ambient"] {
+            try FileManager.default.copyItem(atPath: pair.file("\(name).tif"), toPath: pair.file("\(name)0.tif"))
+            let tif = try #require(TIFFOpen(pair.file("\(name)0.tif"), "r+"))
+            #expect(cc_tiff_set_double(tif, UInt32(TIFFTAG_XRESOLUTION), 0) == 1 && cc_tiff_set_double(tif, UInt32(TIFFTAG_YRESOLUTION), 0) == 1)
+            #expect(TIFFRewriteDirectory(tif) == 1)
+            TIFFClose(tif)
+        }
+        for (flash, ambient, said) in [("flash0.tif", "ambient.tif", true), ("flash.tif", "ambient0.tif", false)] {
+            let r = try CLI.run(["fuse", pair.file(flash), pair.file(ambient), "--camera", pair.file("camera.json"),
+                                 "--flash", pair.file("flash.json"), "-o", pair.file("zero.tif")])
+            let lines = r.stderr.split(separator: "\n").filter { $0.contains("resolution tags") }
+            #expect(r.status == plain.status && lines.count == (said ? 1 : 0) && (!said || lines[0].contains("flash0.tif")), "\(r.stderr)")
+            #expect(try TIFFReader.read(path: pair.file("zero.tif")).resolution == .unspecified)
+        }
         for name in outputs.map({ $0.filter(\.isLetter) }) {
             let a = try TIFFReader.read(path: pair.file("\(name)300.tif")), b = try TIFFReader.read(path: pair.file("\(name)none.tif"))
             #expect(a.resolution == dpi && b.resolution == .unspecified, "\(name): \(String(describing: a.resolution)), \(String(describing: b.resolution))")

@@ -77,6 +77,7 @@ import Testing
         let b2 = try Self.score("B", cb, clipped: Self.clipped(&cb, columns: [2: 8]))
         let both = SetScore([a, b2])
         #expect(both.patchesWithoutRepeatability == ["grey"] && both.withoutRepeatabilitySummary?.hasPrefix("no repeatability for grey") == true)
+        #expect(both.json.object?["patchesWithoutRepeatability"]?.array?.compactMap(\.string) == ["grey"])
     }
 
     /// Three of four patches mostly clipped: the capture is overexposed, refused. `calibrate chart`'s

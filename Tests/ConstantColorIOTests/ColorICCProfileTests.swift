@@ -75,6 +75,9 @@ import Testing
         func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         let bytes = try ICCProfileFactory.xyzAsRGB()
         #expect(try ICCProfileFactory.xyzAsRGB() == bytes)
+        // No 'chrm' tag: sRGB's primaries, which cmsCreateRGBProfile wrote, are not these channels'.
+        let tags = iccTagTable(bytes)
+        #expect(tags["chrm"] == nil && tags["rXYZ"] != nil && tags["chad"] != nil, "\(tags.keys.sorted())")
         let profile = try ICCProfile(bytes: bytes, source: "xyz.icc")
         #expect(profile.isRGB && profile.isMatrixShaper && profile.isLinear && profile.profileDescription == ICCProfileFactory.xyzAsRGBDescription)
         let d65 = ColorScience.whiteD65XYZ, d50 = ColorScience.whiteD50XYZ

@@ -1,5 +1,5 @@
 import ConstantColor
-import ConstantColorIO
+@testable import ConstantColorIO
 import CTIFF
 import Foundation
 import Testing
@@ -229,6 +229,15 @@ struct TIFFExposureTests {
         #expect(TIFFBytes.setEXIFRational(&written, tag: 33434, 1, 79))
         try Data(written).write(to: URL(fileURLWithPath: exif))
         #expect(try TIFFReader.read(path: exif).exposure.exposureTimeSeconds == 1.0 / 79)
+    }
+
+    @Test("a directory entry's values fit in its field by count, and a damaged BigTIFF count (2^63) does not overflow (it trapped)")
+    func entryValuesFitWithoutOverflow() {
+        #expect(TIFFRawDirectory.fitsInEntry(valueSize: 2, count: 2, fieldSize: 4))
+        #expect(!TIFFRawDirectory.fitsInEntry(valueSize: 2, count: 3, fieldSize: 4))
+        #expect(TIFFRawDirectory.fitsInEntry(valueSize: 8, count: 1, fieldSize: 8) && !TIFFRawDirectory.fitsInEntry(valueSize: 8, count: 1, fieldSize: 4))
+        #expect(!TIFFRawDirectory.fitsInEntry(valueSize: 2, count: 0x8000_0000_0000_0000, fieldSize: 8))
+        #expect(!TIFFRawDirectory.fitsInEntry(valueSize: 8, count: .max, fieldSize: 8))
     }
 
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")

@@ -152,7 +152,7 @@ public enum DarkFrameError: Error, Equatable, CustomStringConvertible {
         case .notDark(let f, let p, let t, let b):
             return "\(f): not a dark frame: \(Int((100 * p).rounded())) % of the samples are above \(Int(t.rounded())) DN (black level \(fmtDN(b)) DN + \(Int(DarkFrame.litSigmas)) sigma); cap the lens, or check the black level"
         case .clipped(let f, let p, let m):
-            return "\(f): \(Int((100 * p).rounded())) % of the dark frame's samples sit at its minimum \(fmtDN(m)) DN: the noise is cut off (black level subtracted and clipped at 0?) and its spread cannot be measured; develop it with the black level kept, or give the sensor's read noise with --read-noise R instead"
+            return "\(f): \(Int((100 * p).rounded())) % of the dark frame's samples sit at its minimum \(fmtDN(m)) DN: the noise is cut off (black level subtracted and clipped at 0?) and its spread cannot be measured; develop it with the black level kept (calibrate chart also takes the sensor's read noise as --read-noise R)"
         }
     }
 }

@@ -186,6 +186,8 @@ public struct SetScore: Sendable {
                     "outputCount": .number(Double(occludedOutputSamples.count)), "output": pairs(occludedOutputSamples),
                     "ambientPhotoOnlyCount": .number(Double(occludedAmbientSamples.count)), "ambientPhotoOnly": pairs(occludedAmbientSamples),
                     "patchesWithoutRepeatability": .array(patchesWithoutRepeatability.map(JSONValue.string))])]
+        // (Also under occludedPatchSamples, where it was first written; occluded or mostly clipped.)
+        j["patchesWithoutRepeatability"] = .array(patchesWithoutRepeatability.map(JSONValue.string))
         j["mostlyClippedPatchSamples"] = .object([
             "rule": .string(Self.clippingRule), "count": .number(Double(mostlyClippedSamples.count)),
             "samples": .array(mostlyClippedSamples.map {

@@ -89,6 +89,9 @@ public enum ICCProfileFactory {
             var colorant = cmsCIEXYZ(X: chad[column], Y: chad[3 + column], Z: chad[6 + column])
             try context.check("cmsWriteTag") { _ in cmsWriteTag(created, tag, &colorant) }
         }
+        // The 'chrm' tag cmsCreateRGBProfile wrote holds sRGB's primaries, which these channels are
+        // not (X, Y, Z have no chromaticities a display could show): removed (cmsWriteTag with NULL).
+        try context.check("cmsWriteTag") { _ in cmsWriteTag(created, cmsSigChromaticityTag, nil) }
         return try finish(created, context: context)
     }
 

@@ -43,6 +43,12 @@ enum TIFFRawDirectory {
         }
     }
 
+    /// Whether `count` values of `valueSize` bytes fit in an entry's value field of `fieldSize`
+    /// bytes (held there, not at an offset); a count a damaged file makes huge does not overflow.
+    static func fitsInEntry(valueSize: Int, count: UInt64, fieldSize: Int) -> Bool {
+        count <= UInt64(fieldSize / valueSize)
+    }
+
     /// The bytes of the first value of `tag` in the current directory (inline in the entry where
     /// they fit, else at the offset the entry gives); nil when absent, of an unknown type, or unreadable.
     static func firstValue(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Value? {
@@ -67,7 +73,7 @@ enum TIFFRawDirectory {
                 let type = integer(entries, base + 2, 2), valueCount = integer(entries, base + 4, big ? 8 : 4)
                 guard valueCount >= 1, let size = sizes[type] else { return nil }
                 let field = base + (big ? 12 : 8)  // the value field: left-justified when it fits
-                if UInt64(size) * valueCount <= UInt64(fieldSize) {
+                if fitsInEntry(valueSize: size, count: valueCount, fieldSize: fieldSize) {
                     return Value(type: type, bytes: entries.subdata(in: (entries.startIndex + field)..<(entries.startIndex + field + size)),
                                  bigEndian: bigEndian)
                 }

@@ -18,7 +18,6 @@ public enum TIFFReader {
         return (readExposure(handle, warnings: &warnings), layout.width, layout.height, icc)
     }
 
-    /// `path` opened by libtiff for reading, or the error that says why it cannot be.
     /// XResolution / YResolution / ResolutionUnit of the current directory (TIFF 6.0 section 8);
     /// nil without both resolutions. Tags present but unusable (one missing, zero, negative, not
     /// finite, an unknown unit) give nil and a note saying so.
@@ -30,12 +29,13 @@ public enum TIFFReader {
         guard hasX || hasY else { return nil }
         let unit = TIFFResolution.Unit(rawValue: Int(unitValue))
         guard hasX, hasY, let unit, TIFFResolution(x: x, y: y, unit: unit).isUsable else {
-            note = "its resolution tags (XResolution \(hasX ? "\(x)" : "absent"), YResolution \(hasY ? "\(y)" : "absent"), ResolutionUnit \(unitValue)) do not give a pixel size; the outputs say none"
+            note = "its resolution tags (XResolution \(hasX ? "\(x)" : "absent"), YResolution \(hasY ? "\(y)" : "absent"), ResolutionUnit \(unitValue)) do not give a pixel size"
             return nil
         }
         return TIFFResolution(x: x, y: y, unit: unit)
     }
 
+    /// `path` opened by libtiff for reading, or the error that says why it cannot be.
     static func openForReading(_ path: String) throws(TIFFError) -> TIFFHandle {
         try checkReadable(path)
         switch TIFFHandle.open(path, mode: "rM") {
@@ -203,8 +203,9 @@ public enum TIFFReader {
                 return
             }
             if iso >= 65535 {
-                // 65535 means "65535 or more": the value is in RecommendedExposureIndex or ISOSpeed.
-                let stated = parameters.dropFirst().compactMap { n, tag in number(tag).map { (n, $0) } }
+                // 65535 means "65535 or more": the value is in the parameter recorded beside it
+                // (RecommendedExposureIndex, ISOSpeed or StandardOutputSensitivity, in that order).
+                let stated = [parameters[1], parameters[2], parameters[0]].compactMap { n, tag in number(tag).map { (n, $0) } }
                 if let value = stated.first(where: { $0.1 >= 65535 })?.1 {
                     fields.isoSpeed = value
                 } else if let (name, value) = stated.first {

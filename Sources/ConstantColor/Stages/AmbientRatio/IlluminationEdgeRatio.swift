@@ -522,9 +522,9 @@ enum IlluminationEdgeRatio {
     /// √misfitScale times that σ at best (Birge's ratio, Phys. Rev. 40, 1932). The biweight already
     /// grows its error with the scatter between profiles (`scatterInflation`); a misfit they share
     /// moves them together and does not scatter them — an ambient frame blurred by hand shake far
-    /// more than `RelativeBlur` measured, or registered to the wrong place (a review's renders:
-    /// residuals 8–184 times the noise model's, r₀ 5–20 % off at 2 % stated, 2–24 % of the
-    /// confident pixels > 3 ΔE00 off) — so the larger of the two factors is counted, not both.
+    /// more than `RelativeBlur` measured (a probe's 20–25 px diagonal shakes: residuals 52–184 times
+    /// the noise model's, r₀ 13–15 % high at 2 % stated, 17.5–24.5 % of the confident pixels > 3
+    /// ΔE00 off) — so the larger of the two factors is counted, not both.
     /// 1 where the profiles fit within their noise.
     static func misfitInflation(misfitScale: Double, scatterInflation: Double) -> Double {
         max(1, max(1, misfitScale).squareRoot() / max(1, scatterInflation))
