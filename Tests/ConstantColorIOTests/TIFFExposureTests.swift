@@ -240,6 +240,22 @@ struct TIFFExposureTests {
         #expect(!TIFFRawDirectory.fitsInEntry(valueSize: 8, count: .max, fieldSize: 8))
     }
 
+    @Test("a SensitivityType of another type holding NaN or a huge value (a DOUBLE in IFD0) is no type: nothing assumed, no trap")
+    func sensitivityTypeOfAnotherType() throws {
+        let folder = try TemporaryFolder()
+        for (k, value) in [Double.nan, 1e300, 2.5, 2].enumerated() {
+            let path = folder.file("st\(k).tif")
+            let bytes = HandmadeTIFF.make(
+                width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
+                extra: [HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.double(34864, value),
+                        HandmadeTIFF.long(34866, [400])])
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let decoded = try TIFFReader.read(path: path)
+            // Only the whole number 2 designates RecommendedExposureIndex.
+            #expect(decoded.exposure.isoSpeed == (value == 2 ? 400 : nil), "\(value): \(decoded.exposure)")
+        }
+    }
+
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")
     func ifd0OtherTypes() throws {
         let folder = try TemporaryFolder()

@@ -186,7 +186,8 @@ public enum TIFFReader {
             let parameters = [("StandardOutputSensitivity", UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY)),
                               ("RecommendedExposureIndex", UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX)),
                               ("ISOSpeed", UInt32(EXIFTAG_ISOSPEED))]
-            let type = number(UInt32(EXIFTAG_SENSITIVITYTYPE)).map { Int($0) } ?? 0
+            // (A tag of another type can hold anything: only a small whole number is a type.)
+            let type = number(UInt32(EXIFTAG_SENSITIVITYTYPE)).flatMap { $0 >= 0 && $0 <= 7 && $0 == $0.rounded() ? Int($0) : nil } ?? 0
             // SensitivityType 1…7: which of the three it designates (bit 0 SOS, 1 REI, 2 ISO speed).
             let designatedBits = [1: 0b001, 2: 0b010, 3: 0b100, 4: 0b011, 5: 0b101, 6: 0b110, 7: 0b111][type] ?? 0
             let designated = parameters.indices.filter { designatedBits & (1 << $0) != 0 }
@@ -212,8 +213,8 @@ public enum TIFFReader {
                     fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", but \(name) is "
                                         + String(format: "%g", value) + ", below 65535, so it cannot be that value (the tags contradict each other): ISO 65535 is assumed")
                 } else {
-                    fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and neither "
-                                        + "RecommendedExposureIndex nor ISOSpeed gives the value: ISO 65535 is assumed")
+                    fields.notes.append("PhotographicSensitivity is 65535, which EXIF uses for \"65535 or more\", and none of "
+                                        + "RecommendedExposureIndex, ISOSpeed and StandardOutputSensitivity gives the value: ISO 65535 is assumed")
                 }
                 return
             }
