@@ -118,7 +118,12 @@ enum PairFusion {
         let ambientLoaded = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
                                                  linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
                                                  overrideHint: pair.exposureHint?("ambient"))
+        // (Nothing of the loaded frames is read after the pipeline starts: a reference to a frame's
+        // samples kept alive past it would make the pipeline's in-place work copy them, 146 MB at
+        // 12 MP — the outputs' resolution is taken here for that reason.)
         let (flashFrame, orientation) = (flashLoaded.frame, flashLoaded.orientation)
+        // The outputs are the flash frame's pixels: its print size, or none (square pixels, no unit).
+        let resolution = flashLoaded.resolution ?? .unspecified
         let (ambientFrame, ambientOrientation) = (ambientLoaded.frame, ambientLoaded.orientation)
         var options = setup.options
         options.renderFallback = pair.fallback != nil
@@ -164,8 +169,6 @@ enum PairFusion {
         let finished = result
         let staged = AtomicFileSet()
         let tag = orientation.value
-        // The outputs are the flash frame's pixels: its print size, or none (square pixels, no unit).
-        let resolution = flashLoaded.resolution ?? .unspecified
         var writes: [() throws -> Void] = [{
             try TIFFWriter.writeRGB16(finished.rendered16, to: pair.output, iccProfile: setup.icc, orientation: tag,
                                       resolution: resolution, protectedPaths: inputs, staging: staged)
