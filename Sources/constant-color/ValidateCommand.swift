@@ -128,8 +128,7 @@ struct ValidateCommand: ParsableCommand {
             let start = Date()
             // The frames read as fuse reads them (ICC, levels, exposure), their warnings said.
             let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile,
-                                            countColorimetricUncertainty: colorimetricUncertainty) { path in
-                let role = (path as NSString).lastPathComponent == "ambient.tif" ? "ambient" : "flash"
+                                            countColorimetricUncertainty: colorimetricUncertainty) { path, role in
                 let loaded = try InputFrames.load(path: path, role: role, exposureOverride: nil, linearizeICC: linearizeIcc,
                                                   whiteLevel: (cameraProfile.whiteLevel, camera),
                                                   overrideHint: "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)")

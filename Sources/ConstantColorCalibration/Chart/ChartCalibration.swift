@@ -278,14 +278,10 @@ public struct ChartCalibration: Sendable {
         return m
     }
 
-    /// The ordinary least-squares slope of y on x (nil for fewer than two distinct x).
+    /// The ordinary least-squares slope of y on x (`LinearLeastSquares`, the line 1, x; nil for
+    /// fewer than two distinct x).
     static func leastSquaresSlope(_ points: [(x: Double, y: Double)]) -> Double? {
-        let n = Double(points.count)
-        guard n >= 2 else { return nil }
-        let mx = points.reduce(0) { $0 + $1.x } / n, my = points.reduce(0) { $0 + $1.y } / n
-        let sxx = points.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
-        guard sxx > 0 else { return nil }
-        return points.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) } / sxx
+        LinearLeastSquares.fit(basis: points.map { [1, $0.x] }, values: points.map(\.y)).map { $0[1] }
     }
 }
 

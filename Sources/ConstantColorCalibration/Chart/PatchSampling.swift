@@ -52,7 +52,7 @@ public struct PatchSample: Sendable, Equatable {
     }
     /// More than half of the sampled pixels are clipped (an occluded sample is never): the median is
     /// then over what is left of the patch, not a measurement of it.
-    public var mostlyClipped: Bool { !occluded && clippedFraction > PatchSampling.mostlyClippedFraction }
+    public var mostlyClipped: Bool { PatchSampling.isMostlyClipped(clippedFraction: clippedFraction, occluded: occluded) }
 }
 
 /// What `PatchSampling.sample(_:chart:clipped:labels:mostlyClippedPatches:file:)` does with a patch
@@ -148,6 +148,12 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
 public enum PatchSampling {
     /// A patch sample with more than this fraction of its pixels clipped is mostly clipped.
     public static let mostlyClippedFraction = 0.5
+
+    /// Whether a sample with `clippedFraction` of its pixels clipped is mostly clipped (an occluded
+    /// one never is: it is not the patch's).
+    public static func isMostlyClipped(clippedFraction: Double, occluded: Bool) -> Bool {
+        !occluded && clippedFraction > mostlyClippedFraction
+    }
 
     /// Median of `values` (the mean of the two middle values for an even count); sorts in place.
     /// NaN when empty.

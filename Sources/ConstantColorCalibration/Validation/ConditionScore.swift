@@ -59,7 +59,7 @@ public struct ConditionScore: Sendable {
     /// `PatchSampling.mostlyClippedFraction` of its pixels clipped): the output there is the gap
     /// fill, not a measurement.
     public func isMostlyClippedInFlash(_ i: Int) -> Bool {
-        !isOccludedInOutput(i) && i < flashClippedFraction.count && flashClippedFraction[i] > PatchSampling.mostlyClippedFraction
+        i < flashClippedFraction.count && PatchSampling.isMostlyClipped(clippedFraction: flashClippedFraction[i], occluded: isOccludedInOutput(i))
     }
     /// Whether patch `i` is left out of the output-side metrics (occluded or mostly clipped).
     public func isLeftOutOfOutput(_ i: Int) -> Bool { isOccludedInOutput(i) || isMostlyClippedInFlash(i) }

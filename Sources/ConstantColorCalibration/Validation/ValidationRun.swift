@@ -200,21 +200,23 @@ public enum ValidationRun {
     /// `chart`) against the reference; the ambient photo for the variance reduction is the ambient
     /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
     /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
-    /// `readFrame` reads a condition's flash.tif or ambient.tif (a path) into linear camera RGB with
-    /// its exposure; nil: `linearFrame(path:linearizeICC:)` (a non-linear ICC profile refused
-    /// unless `linearizeICC`). `constant-color validate` passes the reader `fuse` uses.
+    /// `readFrame` reads a condition's flash.tif or ambient.tif (its path, and its role: "flash" or
+    /// "ambient") into linear camera RGB with its exposure; nil: `linearFrame(path:linearizeICC:)` (a
+    /// non-linear ICC profile refused unless `linearizeICC`). `constant-color validate` passes the
+    /// reader `fuse` uses.
     public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
                              countColorimetricUncertainty: Bool = true, linearizeICC: Bool = false,
-                             readFrame: ((String) throws -> RawFrame)? = nil) throws -> ConditionScore {
+                             readFrame: ((_ path: String, _ role: String) throws -> RawFrame)? = nil) throws -> ConditionScore {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         let truthPath = path("truth.json")
         let truth = try JSONValue.read(path: truthPath)
         let chart = try ChartDescription(json: truth, file: truthPath)
         let lux = truth.object?["condition"]?.object?["ambientLux"]?.double
-        func frame(_ name: String) throws -> RawFrame {
-            try readFrame.map { try $0(path(name)) } ?? linearFrame(path: path(name), linearizeICC: linearizeICC)
+        func frame(_ role: String) throws -> RawFrame {
+            let file = path(role + ".tif")
+            return try readFrame.map { try $0(file, role) } ?? linearFrame(path: file, linearizeICC: linearizeICC)
         }
-        let f = try frame("flash.tif"), a = try frame("ambient.tif")
+        let f = try frame("flash"), a = try frame("ambient")
         // The chart's positions are in pixels of the capture truth.json describes.
         if let size = truth.object?["size"]?.doubles, size.count == 2,
            Int(size[0]) != f.image.width || Int(size[1]) != f.image.height {

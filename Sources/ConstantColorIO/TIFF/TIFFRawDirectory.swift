@@ -34,13 +34,14 @@ enum TIFFRawDirectory {
         var type: UInt64, bytes: Data, bigEndian: Bool
 
         /// The unsigned integer of `size` bytes at `at`.
-        func integer(_ at: Int, _ size: Int) -> UInt64 {
-            var v: UInt64 = 0
-            for k in 0..<size {
-                v = v << 8 | UInt64(bytes[bytes.startIndex + at + (bigEndian ? k : size - 1 - k)])
-            }
-            return v
-        }
+        func integer(_ at: Int, _ size: Int) -> UInt64 { TIFFRawDirectory.integer(bytes, at, size, bigEndian: bigEndian) }
+    }
+
+    /// The unsigned integer of `size` bytes at `at` of `bytes`, in the file's byte order.
+    static func integer(_ bytes: Data, _ at: Int, _ size: Int, bigEndian: Bool) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<size { v = v << 8 | UInt64(bytes[bytes.startIndex + at + (bigEndian ? k : size - 1 - k)]) }
+        return v
     }
 
     /// Whether `count` values of `valueSize` bytes fit in an entry's value field of `fieldSize`
@@ -56,9 +57,7 @@ enum TIFFRawDirectory {
         let bigEndian = TIFFIsBigEndian(tif) != 0, big = TIFFIsBigTIFF(tif) != 0
         guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        func integer(_ bytes: Data, _ at: Int, _ size: Int) -> UInt64 {
-            Value(type: 0, bytes: bytes, bigEndian: bigEndian).integer(at, size)
-        }
+        func integer(_ bytes: Data, _ at: Int, _ size: Int) -> UInt64 { Self.integer(bytes, at, size, bigEndian: bigEndian) }
         // Bytes of one value of each TIFF type (TIFF 6.0 section 2, BigTIFF's 16–18).
         let sizes: [UInt64: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8]
         do {
