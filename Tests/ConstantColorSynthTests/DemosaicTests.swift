@@ -303,6 +303,7 @@ import ConstantColor
         #expect(cfaMatches(pd.image, md.image) && demosaicked(pd.image) == md.image && differing(pd.image, md.image) > 0)
         #expect(mosaicDark.truth.object?["demosaic"]?.string == "bilinear-rggb")
         let dir = Fixture.temporaryDirectory("demosaic")
+        defer { Fixture.removeTemporaryDirectory(dir) }
         try mosaicDark.write(toDirectory: dir)
         let written = try JSONValue.read(path: dir + "/" + SynthCapture.FileName.truth)
         #expect(written.object?["demosaic"]?.string == "bilinear-rggb")

@@ -13,6 +13,7 @@ import ConstantColorIO
         let r = try nikonRenderer(lib)
         let cond = SynthCondition.preset(named: "fluorescent-fl11-200lux")!
         let dirs = [Fixture.temporaryDirectory("a"), Fixture.temporaryDirectory("b")]
+        defer { dirs.forEach(Fixture.removeTemporaryDirectory) }
         var captures: [SynthCapture] = []
         for d in dirs {
             let cap = try r.render(cond, width: 96, height: 64, seed: 11)
@@ -71,6 +72,7 @@ import ConstantColorIO
         let cap = try r.render(.darkroom, width: 96, height: 64, seed: 1)
         #expect(cap.ambient == nil && cap.truth.object?["ambientFromFlash"] == nil)
         let d = Fixture.temporaryDirectory("dark")
+        defer { Fixture.removeTemporaryDirectory(d) }
         try cap.write(toDirectory: d)
         #expect(FileManager.default.fileExists(atPath: d + "/darkroom.tif") && !FileManager.default.fileExists(atPath: d + "/flash.tif"))
     }

@@ -29,6 +29,7 @@ import ConstantColor
 
     @Test func loaderErrorsNameFileAndKey() throws {
         let dir = Fixture.temporaryDirectory("bad-spectra")
+        defer { Fixture.removeTemporaryDirectory(dir) }
         let path = dir + "/bad.json"
         try Data(#"{"wavelengthsNm": [400, 410], "values": [1]}"#.utf8).write(to: URL(fileURLWithPath: path))
         do {
