@@ -97,7 +97,7 @@ struct CalibrateChart: ParsableCommand {
             throw CLIError(file: chart, problem: "\(FlashWhiteEstimate.Failure.tooFewNeutralPatches(found: description.neutralIndices.count))")
         }
         let whiteSource = (white, camera ?? "--white-level")
-        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure,
+        let captureLoaded = try InputFrame.load(path: capture, role: .capture, exposureOverride: exposure,
                                                  linearizeICC: linearizeIcc, whiteLevel: whiteSource)
         let frame = captureLoaded.frame
         try Self.requireShownAsStored(captureLoaded.orientation, path: capture)
@@ -106,7 +106,7 @@ struct CalibrateChart: ParsableCommand {
         var frameWarnings = captureLoaded.warnings
         var ambientFrame: RawFrame?
         if let path = ambient {
-            let loaded = try InputFrames.load(path: path, role: "ambient", exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
+            let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteSource)
             try Self.requireShownAsStored(loaded.orientation, path: path)
             ambientFrame = loaded.frame
@@ -115,7 +115,7 @@ struct CalibrateChart: ParsableCommand {
         var darkFrame: DarkFrame?
         var darkLines: [String] = []
         if let path = dark {
-            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc,
+            let loaded = try InputFrame.load(path: path, role: .dark, exposureOverride: darkExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteSource)
             let d = loaded.frame
             frameWarnings += loaded.warnings

@@ -64,7 +64,7 @@ struct CalibrateFlatField: ParsableCommand {
         var profile = try FlashProfile(path: flashProfile)
         // (Any orientation: the map is laid on the stored pixels, as fuse processes a pair.)
         let whiteLevel = (cameraProfile.whiteLevel, camera)
-        let captureLoaded = try InputFrames.load(path: capture, role: "capture", exposureOverride: exposure, linearizeICC: linearizeIcc,
+        let captureLoaded = try InputFrame.load(path: capture, role: .capture, exposureOverride: exposure, linearizeICC: linearizeIcc,
                                                  whiteLevel: whiteLevel)
         let frame = captureLoaded.frame
         // The frames' warnings and the dark frame's line are said once the card has been measured: a
@@ -73,7 +73,7 @@ struct CalibrateFlatField: ParsableCommand {
             .compactMap { $0 } + captureLoaded.warnings
         var darkImage: PlanarImage?
         if let path = dark {
-            let loaded = try InputFrames.load(path: path, role: "dark", exposureOverride: darkExposure, linearizeICC: linearizeIcc,
+            let loaded = try InputFrame.load(path: path, role: .dark, exposureOverride: darkExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteLevel)
             let d = loaded.frame
             lines += loaded.warnings

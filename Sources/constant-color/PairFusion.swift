@@ -60,7 +60,7 @@ struct FusionSetup {
 struct PairFiles {
     var flash: String, ambient: String
     var flashExposure: String? = nil, ambientExposure: String? = nil
-    /// Where the user gives an exposure the frames' EXIF lacks (`InputFrames.load`'s hint; nil: the
+    /// Where the user gives an exposure the frames' EXIF lacks (`InputFrame.load`'s hint; nil: the
     /// `--flash-exposure` / `--ambient-exposure` options).
     var exposureHint: ((_ role: String) -> String)? = nil
     var output: String
@@ -112,10 +112,10 @@ enum PairFusion {
         var timer = timer
         let flags = setup.commandOptions
         let whiteLevel = (setup.cameraProfile.whiteLevel, flags.camera)
-        let flashLoaded = try InputFrames.load(path: pair.flash, role: "flash", exposureOverride: pair.flashExposure,
+        let flashLoaded = try InputFrame.load(path: pair.flash, role: .flash, exposureOverride: pair.flashExposure,
                                                linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
                                                overrideHint: pair.exposureHint?("flash"))
-        let ambientLoaded = try InputFrames.load(path: pair.ambient, role: "ambient", exposureOverride: pair.ambientExposure,
+        let ambientLoaded = try InputFrame.load(path: pair.ambient, role: .ambient, exposureOverride: pair.ambientExposure,
                                                  linearizeICC: flags.linearizeIcc, whiteLevel: whiteLevel,
                                                  overrideHint: pair.exposureHint?("ambient"))
         // (Nothing of the loaded frames is read after the pipeline starts: a reference to a frame's

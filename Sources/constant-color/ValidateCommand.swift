@@ -128,13 +128,8 @@ struct ValidateCommand: ParsableCommand {
             let start = Date()
             // The frames read as fuse reads them (ICC, levels, exposure), their warnings said.
             let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile,
-                                            countColorimetricUncertainty: colorimetricUncertainty) { path, role in
-                let loaded = try InputFrames.load(path: path, role: role, exposureOverride: nil, linearizeICC: linearizeIcc,
-                                                  whiteLevel: (cameraProfile.whiteLevel, camera),
-                                                  overrideHint: "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)")
-                for line in loaded.warnings { progress.say(line) }
-                return loaded.frame
-            }
+                                            countColorimetricUncertainty: colorimetricUncertainty, linearizeICC: linearizeIcc,
+                                            cameraSource: camera, warn: progress.say)
             scores.append(s)
             progress.say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))

@@ -582,6 +582,29 @@ struct CalibrateValidateCLITests {
                 && zip(l.confidence, e.confidence).allSatisfy { abs($0 - $1) < 0.01 }, "linear \(l), linearized \(e)")
     }
 
+    @Test("validate reads the frames through the library's InputFrame, as fuse does: a frame without exposure tags is refused before any condition is fused, naming the missing tags and how to write them; a 3-channel check and the 8-bit note alike")
+    func validateFramesReadAsFuseReadsThem() throws {
+        let dir = try Self.twoCopiesOfOneCondition()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let profiles = ["--camera", Self.root + "/calibration/synthetic-nikon5100.camera.json",
+                        "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"]
+        let ambient = dir.appendingPathComponent("b/ambient.tif").path
+        let decoded = try TIFFReader.read(path: ambient)
+        try TIFFWriter.write(decoded.image, to: ambient, options: TIFFWriteOptions(sampleType: .uint16))
+        let r = try CLI.run(["validate", dir.path] + profiles)
+        #expect(r.status == 2 && r.stderr.split(separator: "\n").count == 1 && !r.stderr.contains("[1/"), "\(r.stderr)")
+        for m in ["b/ambient.tif: no exposure data (", "ExposureTime", "missing in EXIF", "validate takes each frame's exposure from it", "exiftool"] {
+            #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)")
+        }
+        // The same frame as 8-bit samples with its tags: fused, and the note said with its name.
+        var eight = decoded.image
+        let top = eight.samples.max()!
+        for i in eight.samples.indices { eight.samples[i] = (eight.samples[i] / top * 255).rounded() }
+        try TIFFWriter.write(eight, to: ambient, options: TIFFWriteOptions(sampleType: .uint8, exposure: decoded.exposure.settings))
+        let said = try CLI.run(["validate", dir.path] + profiles)
+        #expect(said.status != 2 && said.stderr.contains("b/ambient.tif has 8-bit samples and no ICC profile"), "\(said.stderr)")
+    }
+
     @Test("validate on two copies of one condition: the variance reduction, undefined without variance, is said not checked (it failed as 'nan'); the other checks decide")
     func identicalConditions() throws {
         let dir = try Self.twoCopiesOfOneCondition()

@@ -12,12 +12,6 @@ public enum ValidationRun {
         case notAFolder(directory: String)
         /// A sub-folder holds some of a condition's files but not all.
         case incompleteCondition(folder: String, missing: [String])
-        /// A frame has no exposure data.
-        case noExposure(file: String)
-        /// A frame's EXIF exposure is not one a camera records (`ExposureSettings.validated`).
-        case invalidExposure(file: String, problem: String)
-        /// A frame is not 3-channel.
-        case notRGB(file: String)
         /// A label map is not single-channel.
         case notSingleChannel(file: String)
         /// A chart patch has no material of the same name in truth.json `materials[]`.
@@ -43,9 +37,6 @@ public enum ValidationRun {
                     : "\(d): no such folder"
             case .incompleteCondition(let f, let missing):
                 return "\(f): incomplete condition folder, missing \(missing.joined(separator: ", ")) (a condition needs flash.tif, ambient.tif and truth.json)"
-            case .invalidExposure(let f, let p): return "\(f): exposure tags (EXIF or IFD0): \(p)"
-            case .noExposure(let f): return "\(f): no exposure data in EXIF (ExposureTime, FNumber, ISO); validate takes each frame's exposure from its file, so write the tags into it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
-            case .notRGB(let f): return "\(f): camera RGB (3 channels) is required"
             case .notSingleChannel(let f): return "\(f): a label map must have 1 channel"
             case .patchWithoutMaterial(let f, let p):
                 return "\(f): chart patch '\(p)' has no materials[] entry of the same name, so its label in the label maps is unknown"
@@ -127,10 +118,8 @@ public enum ValidationRun {
     }
 
     /// A frame's exposure from its tags: refused naming `file` where they are missing or no camera's.
-    static func exposure(of fields: ExposureFields, file: String) throws -> ExposureSettings {
-        guard let settings = fields.settings else { throw Failure.noExposure(file: file) }
-        do { return try settings.validated() } catch { throw Failure.invalidExposure(file: file, problem: error.description) }
-    }
+    /// Where validate's user gives an exposure a frame lacks: its file (validate has no option for it).
+    public static let exposureHint = "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
 
     /// Reads every condition's truth.json before the run: each must describe the first one's chart
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
@@ -146,12 +135,12 @@ public enum ValidationRun {
             // Each frame a TIFF this tool reads, with an exposure a camera records (its header and
             // tags; the samples are read when the condition runs).
             var flashSize = (width: 0, height: 0)
-            for frame in ["flash.tif", "ambient.tif"] {
-                let path = (folder as NSString).appendingPathComponent(frame)
+            for role in [FrameRole.flash, .ambient] {
+                let path = (folder as NSString).appendingPathComponent(role.rawValue + ".tif")
                 let header = try TIFFReader.checkHeader(path: path)
-                _ = try exposure(of: header.exposure, file: path)
+                _ = try InputFrame.exposure(of: header.exposure, path: path, role: role, override: nil, overrideHint: exposureHint)
                 _ = try LinearInput.profileToInvert(header.iccProfile, path: path, linearizeICC: linearizeICC)
-                if frame == "flash.tif" { flashSize = (header.width, header.height) }
+                if role == .flash { flashSize = (header.width, header.height) }
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
@@ -200,23 +189,25 @@ public enum ValidationRun {
     /// `chart`) against the reference; the ambient photo for the variance reduction is the ambient
     /// frame rendered with gray-world white balance (`AmbientPhotoRendering`).
     /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
-    /// `readFrame` reads a condition's flash.tif or ambient.tif (its path, and its role: "flash" or
-    /// "ambient") into linear camera RGB with its exposure; nil: `linearFrame(path:linearizeICC:)` (a
-    /// non-linear ICC profile refused unless `linearizeICC`). `constant-color validate` passes the
-    /// reader `fuse` uses.
+    /// The frames are read as `fuse` reads them (`InputFrame.load`: a non-linear ICC profile refused
+    /// unless `linearizeICC`, the exposure from EXIF alone); `warn` hears each frame's warnings as it
+    /// is read, and `cameraSource` names where the camera profile's white level comes from in them.
     public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
                              countColorimetricUncertainty: Bool = true, linearizeICC: Bool = false,
-                             readFrame: ((_ path: String, _ role: String) throws -> RawFrame)? = nil) throws -> ConditionScore {
+                             cameraSource: String = "the camera profile",
+                             warn: (String) -> Void = { _ in }) throws -> ConditionScore {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         let truthPath = path("truth.json")
         let truth = try JSONValue.read(path: truthPath)
         let chart = try ChartDescription(json: truth, file: truthPath)
         let lux = truth.object?["condition"]?.object?["ambientLux"]?.double
-        func frame(_ role: String) throws -> RawFrame {
-            let file = path(role + ".tif")
-            return try readFrame.map { try $0(file, role) } ?? linearFrame(path: file, linearizeICC: linearizeICC)
+        func frame(_ role: FrameRole) throws -> RawFrame {
+            let loaded = try InputFrame.load(path: path(role.rawValue + ".tif"), role: role, exposureOverride: nil, linearizeICC: linearizeICC,
+                                             whiteLevel: (camera.whiteLevel, cameraSource), overrideHint: exposureHint)
+            loaded.warnings.forEach(warn)
+            return loaded.frame
         }
-        let f = try frame("flash"), a = try frame("ambient")
+        let f = try frame(.flash), a = try frame(.ambient)
         // The chart's positions are in pixels of the capture truth.json describes.
         if let size = truth.object?["size"]?.doubles, size.count == 2,
            Int(size[0]) != f.image.width || Int(size[1]) != f.image.height {
@@ -255,15 +246,6 @@ public enum ValidationRun {
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
             trueRatio: ratios.trueRatio, effective: ratios.effective)
         return score
-    }
-
-    /// A condition's frame as linear camera RGB with its EXIF exposure: 3 channels, the samples
-    /// made linear (`LinearInput.make`: a non-linear ICC profile refused unless `linearizeICC`).
-    public static func linearFrame(path: String, linearizeICC: Bool) throws -> RawFrame {
-        var decoded = try TIFFReader.read(path: path)
-        guard decoded.image.channelCount == 3 else { throw Failure.notRGB(file: path) }
-        try LinearInput.make(&decoded, linearizeICC: linearizeICC)
-        return RawFrame(image: decoded.image, exposure: try exposure(of: decoded.exposure, file: path), name: path)
     }
 
     /// The label maps of a condition whose truth has them (`labels.flash`, optional `labels.ambient`),

@@ -1,0 +1,85 @@
+import ConstantColor
+import ConstantColorIO
+import Foundation
+import Testing
+
+/// `InputFrame.load`: the one reader of camera frames for every command and for `ValidationRun`.
+@Suite("Input frames: decode, linear light, exposure, warnings")
+struct InputFrameTests {
+    static let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 200)
+
+    /// A 16-bit RGB frame with EXIF exposure (or none), written by `TIFFWriter`.
+    static func write(_ path: String, channels: Int = 3, type: TIFFWriteOptions.SampleType = .uint16,
+                      exposure: ExposureSettings? = exposure, icc: [UInt8]? = nil) throws {
+        var options = TIFFWriteOptions(sampleType: type, exposure: exposure)
+        options.iccProfile = icc
+        try TIFFWriter.write(TestImages.image(channels: channels, type: type), to: path, options: options)
+    }
+
+    @Test("a frame with EXIF: its samples, its exposure, no warnings; the override wins over EXIF")
+    func exifAndOverride() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("f.tif")
+        try Self.write(path)
+        let loaded = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false,
+                                         whiteLevel: (65535, "camera.json"))
+        #expect(loaded.frame.image == TestImages.image(channels: 3, type: .uint16))
+        #expect(abs(loaded.frame.exposure.exposureTimeSeconds * 60 - 1) < 1e-6 && loaded.frame.exposure.isoSpeed == 200)
+        #expect(loaded.warnings.isEmpty && loaded.unitsWarnings.isEmpty)
+        let overridden = try InputFrame.load(path: path, role: .flash, exposureOverride: "1/100,4,400", linearizeICC: false)
+        #expect(overridden.frame.exposure == ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 400))
+    }
+
+    @Test("no exposure anywhere: refused naming the file, the missing tags and where to give them")
+    func missingExposure() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("a.tif")
+        try Self.write(path, exposure: nil)
+        #expect {
+            _ = try InputFrame.load(path: path, role: .ambient, exposureOverride: nil, linearizeICC: false)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix(path + ": no exposure data (") && text.contains("ExposureTime")
+                && text.hasSuffix("give --ambient-exposure T,N,ISO")
+        }
+        #expect {
+            _ = try InputFrame.load(path: path, role: .ambient, exposureOverride: nil, linearizeICC: false, overrideHint: "the list's fields")
+        } throws: { "\($0)".hasSuffix("give the list's fields") }
+        #expect {
+            _ = try InputFrame.load(path: path, role: .dark, exposureOverride: "1/60,2.8", linearizeICC: false)
+        } throws: { "\($0)".hasPrefix(path + ": --dark-exposure: ") }
+    }
+
+    @Test("not three channels: refused in one line naming the file")
+    func notRGB() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("grey.tif")
+        try Self.write(path, channels: 1)
+        #expect(throws: InputFrameError(file: path, problem: "has 1 channel(s); camera RGB (3 or 4 samples per pixel) is required")) {
+            _ = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false)
+        }
+    }
+
+    @Test("a white level beyond the file's codes and 8-bit samples without a profile are said; a non-linear profile is refused unless linearized, then the flash frame's rendering is said")
+    func warnings() throws {
+        let folder = try TemporaryFolder()
+        let eight = folder.file("eight.tif")
+        try Self.write(eight, type: .uint8)
+        let loaded = try InputFrame.load(path: eight, role: .flash, exposureOverride: nil, linearizeICC: false,
+                                         whiteLevel: (4095, "camera.json"))
+        #expect(loaded.unitsWarnings.count == 1 && loaded.unitsWarnings[0].contains("camera.json's white level 4095.0 is above the largest code"))
+        #expect(loaded.warnings.contains { $0.contains("has 8-bit samples and no ICC profile") })
+
+        let encoded = folder.file("srgb.tif")
+        try Self.write(encoded, icc: try ICCProfileFactory.rgbGamma(space: .sRGB, gamma: 2.2))
+        #expect {
+            _ = try InputFrame.load(path: encoded, role: .flash, exposureOverride: nil, linearizeICC: false)
+        } throws: { ($0 as? InputFrameError)?.file == encoded && "\($0)".contains("non-linear") }
+        let flash = try InputFrame.load(path: encoded, role: .flash, exposureOverride: nil, linearizeICC: true)
+        #expect(flash.warnings.contains { $0.contains("was rendered by its camera") })
+        #expect(flash.frame.image != TestImages.image(channels: 3, type: .uint16))
+        // The ambient frame's rendering is the flash frame's concern, not its own.
+        let ambient = try InputFrame.load(path: encoded, role: .ambient, exposureOverride: nil, linearizeICC: true)
+        #expect(ambient.warnings.isEmpty && ambient.frame.image == flash.frame.image)
+    }
+}
