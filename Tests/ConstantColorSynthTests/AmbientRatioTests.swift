@@ -427,6 +427,31 @@ struct AmbientRatioTests {
         #expect(e.edgeMisfitScale == nil && result.report.exposure.ambientRatio?.edgeMisfitScale == nil)
     }
 
+    /// A lamp that casts no shadow on the chart (diffuse light, a flat product or document): no
+    /// illumination edge, only reflectance edges. Read by green alone, those between patches of one
+    /// green passed as edges whose channels disagree: "only 0–2 % of the ambient shadow edges
+    /// vanish" (a lamp switched, every channel's ratio counted 50–690 % off, confidence 0.003–0.1,
+    /// a probe's 600 × 400 renders 0.002–0.006), and from a lamp on the left a coarse channel scale
+    /// (2.9, 1, 8.4) that turned the neutral background green at confidence 0.8–0.9 (16 % of the
+    /// confident pixels > 3 ΔE00 off). Now no profile counts, EXIF's ratio stands and nothing is
+    /// scaled.
+    @Test("a lamp without a cast shadow, uniform or from the left: its reflectance edges are neither an ambient light that changed colour nor a channel scale",
+          arguments: [LightPlacement.uniform, .left])
+    func lampWithoutCastShadow(placement: LightPlacement) throws {
+        let c = SynthCondition(name: "no-shadow", description: "200 lux 3000 K, no cast shadow",
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 200, placement: placement)],
+                               shadow: false)
+        let (result, truth) = try Self.fuse(c, width: 600, height: 400, seed: 1)
+        let e = result.ambientRatio
+        print(String(format: "no cast shadow, %@: source %@, agreement %@, colour change %@, scale %@, coarse %@, centre-weighted confidence %.3f",
+                     "\(placement)", e.source.rawValue, "\(e.edgeChannelAgreement.map { String($0) } ?? "-")", "\(e.ambientColourChangeError.map { "\($0)" } ?? "-")",
+                     "\(e.channelScale)", "\(e.coarseChannelScale.map { "\($0)" } ?? "-")", result.report.centerWeightedMeanConfidence))
+        #expect(e.ambientColourChangeError == nil)
+        #expect(e.channelScale == SIMD3(1, 1, 1) && e.coarseChannelScale == nil)
+        #expect(abs(e.meanRatio / truth[0] - 1) < 0.01)
+        #expect(result.report.centerWeightedMeanConfidence > 0.8)
+    }
+
     /// The edge profiles' misfit tells a noise model that fits the frames from one that understates
     /// their noise: the renderer's own model gives a median misfit near 1, the same model with a
     /// quarter of the variance (the gain ×4, the read noise ÷2) about 4, past the limit at which

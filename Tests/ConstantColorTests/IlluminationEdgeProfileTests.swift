@@ -91,4 +91,39 @@ struct IlluminationEdgeProfileTests {
         #expect(mean > r + 0.1)
         #expect(refusedShare > 0.99, "\(refusedShare)")
     }
+
+    /// Which three-channel profiles count as illumination edges (`ThreeChannelProfile.readsAsIlluminationEdge`).
+    /// A shadow edge gives every channel a g below its own Q, also where the ambient light changed
+    /// colour between the frames (each channel its own ratio) and where the frames were developed
+    /// with other channel multipliers (g and Q scaled alike). A reflectance edge between two
+    /// materials of one green gives green a weak, low g while red's and blue's g are their Q (the
+    /// probe's profiles: red 1.99 against Q 2.12, blue 5.55 against Q 4.83, green 0.65 ± 0.13
+    /// against 3.04): green's test alone passed it.
+    @Test("three-channel profiles: shadow edges count, with the ambient light's colour changed or the channels scaled; a reflectance edge green barely sees does not")
+    func illuminationEdgesByEveryChannel() {
+        typealias P = IlluminationEdgeRatio.ThreeChannelProfile
+        func profile(g: SIMD3<Double>, sigma: SIMD3<Double>, channelQ: SIMD3<Double>) -> P {
+            P(g: g, sigma: sigma, q: channelQ.y, channelQ: channelQ, misfit: 1, bend: SIMD3(repeating: 1000))
+        }
+        let shadow = profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(2.5, 3, 6))
+        #expect(shadow.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // Each channel its own ratio (a lamp switched between the frames), each below its Q.
+        let changed = profile(g: SIMD3(1.8, 1.2, 0.6), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(3.3, 3.2, 5.6))
+        #expect(changed.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // The flash frame developed with multipliers (2, 1, 1.5): g and Q scale alike.
+        let k = SIMD3<Double>(2, 1, 1.5)
+        let scaled = profile(g: shadow.g * k, sigma: shadow.sigma * k, channelQ: shadow.channelQ * k)
+        #expect(scaled.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        let reflectance = profile(g: SIMD3(1.99, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(2.12, 3.04, 4.83))
+        #expect(IlluminationEdgeRatio.readsAsIlluminationEdge(g: reflectance.g.y, sigma: reflectance.sigma.y, q: reflectance.q))
+        #expect(!reflectance.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // Red alone at its Q, blue alone at its Q: each is enough.
+        #expect(!profile(g: SIMD3(1.99, 0.65, 1), sigma: SIMD3(0.015, 0.13, 0.05), channelQ: SIMD3(2.12, 3.04, 4.83))
+            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        #expect(!profile(g: SIMD3(1, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(2.12, 3.04, 4.83))
+            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // No ambient light in a channel at the centre (Q not a number): no edge of it to read.
+        #expect(!profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(.nan, 3, 6))
+            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+    }
 }
