@@ -123,6 +123,9 @@ struct ValidateCommand: ParsableCommand {
                                           countColorimetricUncertainty: colorimetricUncertainty) {
             progress.say(line)
         }
+        for line in truth.deviceMismatchWarnings(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash) {
+            progress.say(line)
+        }
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {
             let start = Date()

@@ -288,6 +288,17 @@ struct CalibrateValidateCLITests {
                                       "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])
         #expect(mismatched.status != 2 && mismatched.stderr.contains("warning") && mismatched.stderr.contains("Nikon 5100 (NPL)")
                 && mismatched.stderr.contains("Sigma SDMerill (NPL)") && mismatched.stderr.contains("[1/1]"), "\(mismatched.stderr)")
+        // Profiles of another camera and flash, made for each other: the devices the truth names are
+        // said, before the run (a probe's Sigma set scored with the Nikon profiles was constantColor
+        // at 0.964 with every confident pixel > 3 ΔE00 off, and nothing said).
+        let otherDevice = try CLI.run(["validate", single.path, "--camera", Self.root + "/calibration/synthetic-sigma-sdmerill.camera.json",
+                                       "--flash", Self.root + "/calibration/synthetic-led-b4.flash.json"])
+        let deviceLines = otherDevice.stderr.split(separator: "\n").filter { $0.contains("condition(s) were captured with") }
+        #expect(otherDevice.status != 2 && deviceLines.count == 2
+                && deviceLines[0].contains("1 of 1 condition(s) were captured with camera 'Nikon 5100 (NPL)'") && deviceLines[0].contains("c/truth.json")
+                && deviceLines[0].contains("synthetic-sigma-sdmerill.camera.json is 'Sigma SDMerill (NPL)'")
+                && deviceLines[1].contains("with flash 'Phosphor LED YAG"), "\(otherDevice.stderr)")
+        #expect(otherDevice.stderr.range(of: "captured with camera")!.lowerBound < otherDevice.stderr.range(of: "[1/1]")!.lowerBound)
         // --json and --html naming one file: refused before the run.
         let same = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("r.out").path,
                                 "--html", dir.appendingPathComponent("r.out").path] + profiles)

@@ -115,9 +115,33 @@ public enum ValidationRun {
         public var labelledCount: Int
         /// Conditions whose truth has the true exposure ratio.
         public var trueRatioCount: Int
+        /// Per condition folder: its truth.json and the camera and flash it names (`camera.name`,
+        /// `flash.name`, as `synth` writes them; nil: not recorded).
+        public var devices: [(truthFile: String, camera: String?, flash: String?)] = []
+
+        /// One warning per camera or flash that conditions' truth.json name other than the profiles'
+        /// (`CameraProfile.name`, `FlashProfile.name`), naming how many and the first: a profile of
+        /// another device gives that device's colours with full measurement confidence (a probe's
+        /// Sigma renders scored with the Nikon profiles: `constantColor` at 0.964, every confident
+        /// pixel > 3 ΔE00 off), which only the accuracy shows. Empty where every name agrees or
+        /// none is recorded.
+        public func deviceMismatchWarnings(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String) -> [String] {
+            func lines(_ names: [(file: String, name: String?)], profile: String, path: String, kind: String) -> [String] {
+                var firstFile: [String: String] = [:], count: [String: Int] = [:], order: [String] = []
+                for (file, name) in names {
+                    guard let name, name != profile else { continue }
+                    if firstFile[name] == nil { firstFile[name] = file; order.append(name) }
+                    count[name, default: 0] += 1
+                }
+                return order.map { name in
+                    "warning: \(count[name]!) of \(names.count) condition(s) were captured with \(kind) '\(name)' (truth.json, e.g. \(firstFile[name]!)), and \(path) is '\(profile)': a profile of another \(kind) gives that \(kind)'s colours with full measurement confidence, which only the accuracy shows"
+                }
+            }
+            return lines(devices.map { ($0.truthFile, $0.camera) }, profile: camera.name, path: cameraPath, kind: "camera")
+                + lines(devices.map { ($0.truthFile, $0.flash) }, profile: flash.name, path: flashPath, kind: "flash")
+        }
     }
 
-    /// A frame's exposure from its tags: refused naming `file` where they are missing or no camera's.
     /// Where validate's user gives an exposure a frame lacks: its file (validate has no option for it).
     public static let exposureHint = "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
 
@@ -179,6 +203,7 @@ public enum ValidationRun {
                 truth.ambientLux.append(nil)
             }
             if json.object?["labels"] != nil { truth.labelledCount += 1 }
+            truth.devices.append((file, json.object?["camera"]?.object?["name"]?.string, json.object?["flash"]?.object?["name"]?.string))
             let ratios = ExposureRatioScore.truth(in: json)
             if ratios.trueRatio != nil || ratios.effective != nil { truth.trueRatioCount += 1 }
         }
