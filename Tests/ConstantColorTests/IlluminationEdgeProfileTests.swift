@@ -122,8 +122,17 @@ struct IlluminationEdgeProfileTests {
             .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
         #expect(!profile(g: SIMD3(1, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(2.12, 3.04, 4.83))
             .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-        // No ambient light in a channel at the centre (Q not a number): no edge of it to read.
-        #expect(!profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(.nan, 3, 6))
-            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // A channel the ambient light outweighs the flash in cannot tell: a 460 nm LED's shadow edge
+        // reads blue's g at 0.75 of its Q (1.32), as a reflectance edge would; red tells.
+        let blueLED = profile(g: SIMD3(0.99, 0.98, 1.0), sigma: SIMD3(0.11, 0.03, 0.015), channelQ: SIMD3(5.18, 2.21, 1.32))
+        #expect(!blueLED.readsAsReflectanceEdge(channel: 2) && blueLED.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        // No ambient light in a channel at the centre (its Q not a positive number): that channel
+        // tells nothing, the others decide.
+        for q in [Double.nan, -4, 0, .infinity] {
+            #expect(profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(q, 3, 6))
+                .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+            #expect(!profile(g: SIMD3(1, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(q, 3.04, 4.83))
+                .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        }
     }
 }

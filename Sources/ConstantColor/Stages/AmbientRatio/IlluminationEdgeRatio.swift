@@ -467,27 +467,34 @@ enum IlluminationEdgeRatio {
         var alongLine = true
 
         /// Whether the profile reads as an illumination edge: green's g by `readsAsIlluminationEdge`
-        /// within `ratios`, and red's and blue's g positive and not above their own Q's
-        /// `reflectanceFraction` by more than two standard errors (`readsAsReflectanceEdge`).
-        /// A step of the ambient light alone gives every channel a g below its own Q (g_c = r_c,
-        /// Q_c = D_c/A_c + r_c, whatever the ambient light did between the frames); across a
-        /// reflectance edge each channel's g is its own Q. Where green's step is weak (two patches of
-        /// one green), green's g says little and the other two tell the edge: on a probe's scenes
-        /// without a cast shadow (3000 K lamp, uniform or from the left) 880 of the 882 profiles
-        /// green passed had red's g at 0.91 and blue's at 1.29 of their Q, none of them with
-        /// channels that agree — read as 0 % of the edges vanishing (a lamp switched, confidence
-        /// 0.006) and, from the left lamp, as channel scales 2.9 and 8.4 (16 % of the confident
-        /// pixels > 3 ΔE00 off). A channel scale (frames developed unlike each other) scales g_c and
-        /// Q_c alike and does not move this test.
+        /// within `ratios`, red's and blue's g positive, and neither of them reading as a
+        /// reflectance edge (`readsAsReflectanceEdge`). A step of the ambient light alone gives every
+        /// channel a g below its own Q (g_c = r_c, Q_c = D_c/A_c + r_c, whatever the ambient light did
+        /// between the frames); across a reflectance edge each channel's g is its own Q. Where
+        /// green's step is weak (two materials of one green), green's g says little and the other
+        /// two tell the edge: on a probe's scenes without a cast shadow (3000 K lamp, uniform or
+        /// from the left) 880 of the 882 profiles green passed had red's g at 0.91 and blue's at
+        /// 1.29 of their Q, none with agreeing channels — read as 0 % of the edges vanishing (a lamp
+        /// switched, confidence 0.006) and, from the left lamp, as channel scales 2.9 and 8.4 (16 %
+        /// of the confident pixels > 3 ΔE00 off). A channel scale (frames developed unlike each
+        /// other) scales g_c and Q_c alike and does not move this test.
         func readsAsIlluminationEdge(within ratios: ClosedRange<Double>) -> Bool {
             IlluminationEdgeRatio.readsAsIlluminationEdge(g: g.y, sigma: sigma.y, q: q) && ratios.contains(g.y) && g.x > 0 && g.z > 0
                 && !readsAsReflectanceEdge(channel: 0) && !readsAsReflectanceEdge(channel: 2)
         }
 
         /// Whether channel `c`'s g lies above `reflectanceFraction` of its own Q by more than two
-        /// standard errors (or its Q is not a number: no ambient light there).
+        /// standard errors, in a channel that can tell: one where a shadow edge at green's g would
+        /// read as one (`reflectanceFraction`·Q_c above green's g). A channel the ambient light
+        /// outweighs the flash in (Q_c near the ratio) reads a shadow edge near its Q too, and one
+        /// whose Q is not a positive number has no ambient light at the centre: neither is asked.
+        /// (Asked, the blue of a 460 nm LED's light, Q 1.3–1.5, left out every shadow edge of a
+        /// probe's Nikon render and 442 of 826 of a Sigma render, whose remaining edges then read
+        /// red's biased g as a colour change.)
         func readsAsReflectanceEdge(channel c: Int) -> Bool {
-            !(g[c] <= IlluminationEdgeRatio.reflectanceFraction * channelQ[c] + 2 * sigma[c])
+            let qc = channelQ[c], fraction = IlluminationEdgeRatio.reflectanceFraction
+            guard qc > 0, qc.isFinite, fraction * qc > g.y else { return false }
+            return !(g[c] <= fraction * qc + 2 * sigma[c])
         }
 
         /// log(g_c / g_green) and its standard error (the two relative errors in quadrature).
