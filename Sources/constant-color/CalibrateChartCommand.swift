@@ -150,7 +150,7 @@ struct CalibrateChart: ParsableCommand {
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
             throw ChartCalibrationError.noiseFit(file: capture, varianceFalls: calibration.varianceFallsWithSignal)
         }
-        let camName = cameraName ?? existing?.name ?? "camera calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)"
+        let camName = cameraName ?? existing?.name ?? DefaultProfileName.camera(capture: capture)
         var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         if let r = readNoise {
             noise.readNoiseDN = r
@@ -180,7 +180,7 @@ struct CalibrateChart: ParsableCommand {
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
         let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
                                           spectralSensitivity: existing?.spectralSensitivity, metadata: cameraMetadata)
-        var flashProfile = FlashProfile(name: flashName ?? "flash calibrated from \(URL(fileURLWithPath: capture).lastPathComponent)",
+        var flashProfile = FlashProfile(name: flashName ?? DefaultProfileName.flash(capture: capture),
                                         cameraName: camName, whiteCameraRGB: calibration.flashWhiteCameraRGB,
                                         matrixToXYZD65: calibration.matrixToXYZD65,
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))

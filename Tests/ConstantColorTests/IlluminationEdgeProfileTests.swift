@@ -98,41 +98,44 @@ struct IlluminationEdgeProfileTests {
     /// with other channel multipliers (g and Q scaled alike). A reflectance edge between two
     /// materials of one green gives green a weak, low g while red's and blue's g are their Q (the
     /// probe's profiles: red 1.99 against Q 2.12, blue 5.55 against Q 4.83, green 0.65 ± 0.13
-    /// against 3.04): green's test alone passed it.
-    @Test("three-channel profiles: shadow edges count, with the ambient light's colour changed or the channels scaled; a reflectance edge green barely sees does not")
+    /// against 3.04): green's test alone passed it. One channel near its Q is not enough: under a
+    /// blue LED's light a shadow edge reads blue at 0.75 of its Q.
+    @Test("three-channel profiles: shadow edges count, with the ambient light's colour changed, the channels scaled or one channel the ambient light outweighs the flash in; a reflectance edge green barely sees does not")
     func illuminationEdgesByEveryChannel() {
         typealias P = IlluminationEdgeRatio.ThreeChannelProfile
+        let ratios = IlluminationEdgeRatio.plausibleRatios
         func profile(g: SIMD3<Double>, sigma: SIMD3<Double>, channelQ: SIMD3<Double>) -> P {
-            P(g: g, sigma: sigma, q: channelQ.y, channelQ: channelQ, misfit: 1, bend: SIMD3(repeating: 1000))
+            // q: the channels' summed quotient, here their mean (equal levels).
+            P(g: g, sigma: sigma, q: (channelQ.x + channelQ.y + channelQ.z) / 3, channelQ: channelQ, misfit: 1, bend: SIMD3(repeating: 1000))
         }
         let shadow = profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(2.5, 3, 6))
-        #expect(shadow.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        #expect(shadow.readsAsIlluminationEdge(within: ratios))
         // Each channel its own ratio (a lamp switched between the frames), each below its Q.
         let changed = profile(g: SIMD3(1.8, 1.2, 0.6), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(3.3, 3.2, 5.6))
-        #expect(changed.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-        // The flash frame developed with multipliers (2, 1, 1.5): g and Q scale alike.
-        let k = SIMD3<Double>(2, 1, 1.5)
-        let scaled = profile(g: shadow.g * k, sigma: shadow.sigma * k, channelQ: shadow.channelQ * k)
-        #expect(scaled.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        #expect(changed.readsAsIlluminationEdge(within: ratios))
+        // A 460 nm LED's shadow edge: blue at 0.75 of its Q (1.32), red far below its own.
+        let blueLED = profile(g: SIMD3(0.99, 0.98, 1.0), sigma: SIMD3(0.11, 0.03, 0.015), channelQ: SIMD3(5.18, 2.21, 1.32))
+        #expect(blueLED.readsAsReflectanceEdge(channel: 2) && !blueLED.readsAsReflectanceEdge(channel: 0))
+        #expect(blueLED.readsAsIlluminationEdge(within: ratios))
+        // The flash frame developed with other multipliers: g and Q scale alike, nothing changes
+        // (blue ×2 on the blue LED's edge is a review's case that a test of green's g against Q_c missed).
+        for k in [SIMD3<Double>(2, 1, 1.5), SIMD3(1, 1, 2), SIMD3(0.5, 1, 0.6)] {
+            for p in [shadow, blueLED] {
+                let scaled = profile(g: p.g * k, sigma: p.sigma * k, channelQ: p.channelQ * k)
+                #expect(scaled.readsAsReflectanceEdge(channel: 0) == p.readsAsReflectanceEdge(channel: 0)
+                        && scaled.readsAsReflectanceEdge(channel: 2) == p.readsAsReflectanceEdge(channel: 2), "\(k)")
+            }
+        }
         let reflectance = profile(g: SIMD3(1.99, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(2.12, 3.04, 4.83))
         #expect(IlluminationEdgeRatio.readsAsIlluminationEdge(g: reflectance.g.y, sigma: reflectance.sigma.y, q: reflectance.q))
-        #expect(!reflectance.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-        // Red alone at its Q, blue alone at its Q: each is enough.
-        #expect(!profile(g: SIMD3(1.99, 0.65, 1), sigma: SIMD3(0.015, 0.13, 0.05), channelQ: SIMD3(2.12, 3.04, 4.83))
-            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-        #expect(!profile(g: SIMD3(1, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(2.12, 3.04, 4.83))
-            .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-        // A channel the ambient light outweighs the flash in cannot tell: a 460 nm LED's shadow edge
-        // reads blue's g at 0.75 of its Q (1.32), as a reflectance edge would; red tells.
-        let blueLED = profile(g: SIMD3(0.99, 0.98, 1.0), sigma: SIMD3(0.11, 0.03, 0.015), channelQ: SIMD3(5.18, 2.21, 1.32))
-        #expect(!blueLED.readsAsReflectanceEdge(channel: 2) && blueLED.readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+        #expect(!reflectance.readsAsIlluminationEdge(within: ratios))
         // No ambient light in a channel at the centre (its Q not a positive number): that channel
-        // tells nothing, the others decide.
+        // does not read as a reflectance edge.
         for q in [Double.nan, -4, 0, .infinity] {
-            #expect(profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(q, 3, 6))
-                .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
-            #expect(!profile(g: SIMD3(1, 0.65, 5.55), sigma: SIMD3(0.015, 0.13, 0.13), channelQ: SIMD3(q, 3.04, 4.83))
-                .readsAsIlluminationEdge(within: IlluminationEdgeRatio.plausibleRatios))
+            #expect(!profile(g: SIMD3(1, 1, 1), sigma: SIMD3(repeating: 0.02), channelQ: SIMD3(q, 3, 6)).readsAsReflectanceEdge(channel: 0))
+            // (Green's test against the summed quotient as for `reflectance` above.)
+            #expect(P(g: reflectance.g, sigma: reflectance.sigma, q: reflectance.q, channelQ: SIMD3(q, 3.04, 4.83), misfit: 1,
+                      bend: SIMD3(repeating: 1000)).readsAsIlluminationEdge(within: ratios))
         }
     }
 }

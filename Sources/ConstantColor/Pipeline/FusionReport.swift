@@ -231,7 +231,7 @@ public struct FusionReport: Sendable, Codable {
         /// Where the channels disagree beyond their errors, the relative standard uncertainty counted
         /// for it in `relativeUncertainty` (`AmbientRatioEstimate.edgeChannelExcessVariance`); absent where they agree.
         public var edgeChannelRelativeUncertainty: Double?
-        /// The share of the profiles that read as illumination edges by green whose three channels
+        /// The share of the profiles that read as illumination edges (`IlluminationEdgeRatio.ThreeChannelProfile.readsAsIlluminationEdge`) whose three channels
         /// agree on the ratio (`AmbientRatioEstimate.edgeChannelAgreement`; absent: too few).
         public var edgeChannelAgreement: Double?
         /// Where that share says the ambient light changed colour between the frames, per channel (red,

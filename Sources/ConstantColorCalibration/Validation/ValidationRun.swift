@@ -124,9 +124,11 @@ public enum ValidationRun {
         /// another device gives that device's colours with full measurement confidence (a probe's
         /// Sigma renders scored with the Nikon profiles: `constantColor` at 0.964, every confident
         /// pixel > 3 ΔE00 off), which only the accuracy shows. Empty where every name agrees or
-        /// none is recorded.
+        /// none is recorded; a profile named by `calibrate chart` after its capture
+        /// (`DefaultProfileName`) names no device and is not compared.
         public func deviceMismatchWarnings(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String) -> [String] {
             func lines(_ names: [(file: String, name: String?)], profile: String, path: String, kind: String) -> [String] {
+                guard !DefaultProfileName.isDefault(profile) else { return [] }
                 var firstFile: [String: String] = [:], count: [String: Int] = [:], order: [String] = []
                 for (file, name) in names {
                     guard let name, name != profile else { continue }

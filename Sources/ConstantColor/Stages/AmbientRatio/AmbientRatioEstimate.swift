@@ -119,7 +119,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// `edgeWeight` (nil: they agree).
     public var edgeChannelExcessVariance: Double? = nil
 
-    /// The share of the profiles that read as illumination edges by green whose three channels agree
+    /// The share of the profiles that read as illumination edges (`IlluminationEdgeRatio.ThreeChannelProfile.readsAsIlluminationEdge`) whose three channels agree
     /// (`IlluminationEdgeRatio.ChannelAgreement`; nil: too few such profiles).
     public var edgeChannelAgreement: Double? = nil
     /// Where that share is below `ambientColourChangeAgreement` (the ambient light in the flash frame
