@@ -145,7 +145,7 @@ public enum ValidationRun {
     }
 
     /// Where validate's user gives an exposure a frame lacks: its file (validate has no option for it).
-    public static let exposureHint = "the tags in the file: validate takes each frame's exposure from it (e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
+    public static let exposureHint = "the tags in the file (validate takes each frame's exposure from its EXIF; write them with e.g. exiftool -ExposureTime=1/60 -FNumber=2.8 -ISO=100)"
 
     /// Reads every condition's truth.json before the run: each must describe the first one's chart
     /// (the same patch names in the same order, the same reference values within 0.01 CIELAB unit;
