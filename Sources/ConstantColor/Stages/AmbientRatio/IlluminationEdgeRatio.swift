@@ -325,7 +325,8 @@ enum IlluminationEdgeRatio {
                 let chi = Self.channelChiSquare(gs, weights: ws)
                 let q = fPrimeSum[j] / p.ambient[j]
                 if used == 3 {
-                    let channelQ = SIMD3((0..<3).map { fPrime[$0][j] / p.ambientChannels[$0][j] })
+                    let channelQ = SIMD3(fPrime[0][j] / p.ambientChannels[0][j], fPrime[1][j] / p.ambientChannels[1][j],
+                                         fPrime[2][j] / p.ambientChannels[2][j])
                     threeChannel.append(ThreeChannelProfile(g: gs, sigma: 1 / (ws.squareRoot()), q: q, channelQ: channelQ, misfit: misfit,
                                                             bend: bends, alongLine: horizontal))
                 }
