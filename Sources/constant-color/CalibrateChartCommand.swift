@@ -52,10 +52,6 @@ struct CalibrateChart: ParsableCommand {
     @Flag(help: "Invert a non-linear ICC profile's curves instead of refusing the file.") var linearizeIcc = false
     @Option(parsing: .unconditional, help: "Largest mean CIEDE2000 of the fit accepted: a 3×3 matrix of a working camera fits a ColorChecker to about 1–2.5 (above 2.5 a warning); far beyond, the capture or the chart description (positions, orientation, another chart) is wrong. Above it nothing is written and the exit status is 1.")
     var maxFitError: Double = 8
-    /// A patch's variance under this (DN², a quarter code: noise under half a code) is set by the
-    /// quantization of the samples more than by the sensor.
-    static let quantizedVarianceDN2 = 0.25
-
     /// A figure in a message: whole numbers from 10 up, three significant digits below (on an
     /// 8-bit scale variances are fractions of a DN², which "%.0f" printed as 0).
     static func figure(_ v: Double) -> String { abs(v) >= 10 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
@@ -158,8 +154,7 @@ struct CalibrateChart: ParsableCommand {
         }
         // The intercept rests on the darkest points; where their noise is under half a code (8-bit
         // files) the quantization sets their variance, not the sensor.
-        let darkest = ptc.points.sorted { $0.meanDN < $1.meanDN }.prefix(max(1, ptc.points.count / 4))
-        let quantized = 2 * darkest.filter({ $0.varianceDN2 < Self.quantizedVarianceDN2 }).count > darkest.count
+        let quantized = ptc.isQuantizationLimited
         if readNoise == nil && darkFrame == nil {
             // A variance cannot be negative: an intercept far below 0 means the signal axis is offset,
             // σ² = a + b·(s − Δ) fitted as a − b·Δ + b·s — the black level is off by about Δ (too low
@@ -168,7 +163,7 @@ struct CalibrateChart: ParsableCommand {
                 let offset = -ptc.readVarianceDN2 / ptc.shotSlope
                 let intercept = "the photon transfer intercept is \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN², impossible for a noise variance"
                 if quantized {
-                    throw CLIError(file: capture, problem: intercept + ": the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²), so the quantization, not the sensor, sets it, and the photon transfer cannot be read from these samples; calibrate from 16-bit (raw-developed) captures")
+                    throw CLIError(file: capture, problem: intercept + ": the darker patches' noise is under half a code (variance below \(PhotonTransfer.quantizedVarianceDN2) DN²), so the quantization, not the sensor, sets it, and the photon transfer cannot be read from these samples; calibrate from 16-bit (raw-developed) captures")
                 }
                 throw CLIError(file: capture, problem: intercept + ": the black level \(Self.figure(black)) is about \(Self.figure(offset)) DN too low (\(Self.figure(black + offset)) would fit), or the data are not linear (gamma-encoded: a variance that does not grow in proportion to the signal); check --black-level, or give --dark DARK.tif")
             }
@@ -202,7 +197,7 @@ struct CalibrateChart: ParsableCommand {
                             calibration.leastSquaresDeltaE2000.reduce(0, +) / Double(calibration.leastSquaresDeltaE2000.count),
                             noise.gainElectronsPerDN, noise.readNoiseDN))
         if quantized && (darkFrame != nil || readNoise != nil) {
-            progress.say("warning: the darker patches' noise is under half a code (variance below \(Self.quantizedVarianceDN2) DN²): the quantization, not the sensor, sets it there, and the gain fitted from them is not the sensor's; calibrate from 16-bit (raw-developed) captures")
+            progress.say("warning: the darker patches' noise is under half a code (variance below \(PhotonTransfer.quantizedVarianceDN2) DN²): the quantization, not the sensor, sets it there, and the gain fitted from them is not the sensor's; calibrate from 16-bit (raw-developed) captures")
         }
         if calibration.varianceFallsWithSignal {
             progress.say("warning: the patches' noise variance falls as their signal rises, which no sensor's shot noise does: the data are not linear (gamma-encoded?), and the noise model and matrix written describe the encoding, not the camera; give linear captures (a raw development with gamma 1, or the file's ICC profile with --linearize-icc)")

@@ -163,6 +163,16 @@ struct TIFFExposureTests {
                 "\(decoded.exposure.notes)")
     }
 
+    /// A 3 × 2 grey 8-bit file (samples 1…6) with `tags` in IFD0, written by hand (`HandmadeTIFF`)
+    /// into `folder` as `name`, and read back.
+    static func tinyFileWithIFD0Tags(_ folder: TemporaryFolder, _ name: String, _ tags: [HandmadeTIFF.Entry]) throws -> DecodedTIFF {
+        let path = folder.file(name)
+        let bytes = HandmadeTIFF.make(width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1,
+                                      data: [1, 2, 3, 4, 5, 6], extra: tags)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try TIFFReader.read(path: path)
+    }
+
     /// A tiny file whose EXIF directory holds 1/250 s, f/8, the given PhotographicSensitivity (none:
     /// nil), SensitivityType and the ISO 12232 parameters (tag → value), read back.
     static func sensitivityFile(_ folder: TemporaryFolder, _ name: String, iso: UInt16?, type: UInt16?,
@@ -215,12 +225,8 @@ struct TIFFExposureTests {
     @Test("a camera's rationals are read exactly (1/79 s, f/1.8 as 18/10: the quotient, not libtiff's float of it), in IFD0 and in the EXIF directory; the float-exact rationals libtiff writes read as their shortest decimal, as before")
     func rationalsReadExactly() throws {
         let folder = try TemporaryFolder()
-        let ifd0 = folder.file("ifd0.tif")
-        let bytes = HandmadeTIFF.make(
-            width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
-            extra: [HandmadeTIFF.rational(33434, 1, 79), HandmadeTIFF.rational(33437, 18, 10), HandmadeTIFF.long(34855, [100])])
-        try Data(bytes).write(to: URL(fileURLWithPath: ifd0))
-        let decoded = try TIFFReader.read(path: ifd0)
+        let decoded = try Self.tinyFileWithIFD0Tags(folder, "ifd0.tif", [
+            HandmadeTIFF.rational(33434, 1, 79), HandmadeTIFF.rational(33437, 18, 10), HandmadeTIFF.long(34855, [100])])
         #expect(decoded.exposure.exposureTimeSeconds == 1.0 / 79 && decoded.exposure.fNumber == 1.8, "\(decoded.exposure)")
         // The writer's own file (libtiff stores 0.01 as the float's quotient), then 1/79 patched in.
         let exif = folder.file("exif.tif")
@@ -244,13 +250,9 @@ struct TIFFExposureTests {
     func sensitivityTypeOfAnotherType() throws {
         let folder = try TemporaryFolder()
         for (k, value) in [Double.nan, 1e300, 2.5, 2].enumerated() {
-            let path = folder.file("st\(k).tif")
-            let bytes = HandmadeTIFF.make(
-                width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
-                extra: [HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.double(34864, value),
-                        HandmadeTIFF.long(34866, [400])])
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let decoded = try TIFFReader.read(path: path)
+            let decoded = try Self.tinyFileWithIFD0Tags(folder, "st\(k).tif", [
+                HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.double(34864, value),
+                HandmadeTIFF.long(34866, [400])])
             // Only the whole number 2 designates RecommendedExposureIndex.
             #expect(decoded.exposure.isoSpeed == (value == 2 ? 400 : nil), "\(value): \(decoded.exposure)")
         }
@@ -259,13 +261,8 @@ struct TIFFExposureTests {
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")
     func ifd0OtherTypes() throws {
         let folder = try TemporaryFolder()
-        let path = folder.file("types.tif")
-        let bytes = HandmadeTIFF.make(
-            width: 3, height: 2, samplesPerPixel: 1, bitsPerSample: 8, photometric: 1, data: [1, 2, 3, 4, 5, 6],
-            extra: [HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.double(33437, 5.6),
-                    HandmadeTIFF.long(34855, [3200])])
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let decoded = try TIFFReader.read(path: path)
+        let decoded = try Self.tinyFileWithIFD0Tags(folder, "types.tif", [
+            HandmadeTIFF.rational(33434, 1, 125), HandmadeTIFF.double(33437, 5.6), HandmadeTIFF.long(34855, [3200])])
         #expect(decoded.image.samples == [1, 2, 3, 4, 5, 6])
         Self.expectClose(decoded.exposure.exposureTimeSeconds, 1.0 / 125)
         #expect(decoded.exposure.fNumber == 5.6)

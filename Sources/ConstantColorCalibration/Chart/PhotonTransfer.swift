@@ -65,6 +65,15 @@ public enum PhotonTransfer {
         /// Points left out as structure, not noise (`fitLeavingOutStructure`).
         public var excludedPoints: [Point] = []
 
+        /// Whether quantization, not the sensor, sets the darker points' noise: more than half of the
+        /// darkest quarter of the points (at least one) have a variance under `quantizedVarianceDN2`
+        /// (noise under half a code, as in 8-bit files). The intercept, which rests on them, and
+        /// the gain fitted from them are then not the sensor's.
+        public var isQuantizationLimited: Bool {
+            let darkest = points.sorted { $0.meanDN < $1.meanDN }.prefix(max(1, points.count / 4))
+            return 2 * darkest.filter { $0.varianceDN2 < PhotonTransfer.quantizedVarianceDN2 }.count > darkest.count
+        }
+
         /// The noise model at `referenceISO`, for a capture taken at `iso`
         /// (`NoiseModel`: at ISO i, k = i / referenceISO, a = (k · read)², b = k / gain).
         public func noiseModel(iso: Double, referenceISO: Double = 100) -> NoiseModel {
@@ -73,6 +82,10 @@ public enum PhotonTransfer {
                               gainElectronsPerDN: k / shotSlope, referenceISO: referenceISO)
         }
     }
+
+    /// A point's variance under this (DN², a quarter code: noise under half a code) is set by the
+    /// quantization of the samples more than by the sensor (`Fit.isQuantizationLimited`).
+    public static let quantizedVarianceDN2 = 0.25
 
     /// Variance of a normal variable trimmed at ±4σ, relative to σ²: 1 − 8φ(4)/(2Φ(4) − 1).
     static let trimmedVarianceFactor = 0.998_93
