@@ -407,12 +407,12 @@ struct CalibrateValidateCLITests {
         try writeSecond { $0["chart"] = .object(secondChart) }
         let onClipped = try CLI.run(["validate", set.path, "--json", reportPath] + profiles)
         #expect(onClipped.status != 2 && !onClipped.stderr.contains("error:")
-                && onClipped.stdout.contains("left out 1 patch sample(s) mostly clipped in the flash frame (200lux-4000K-on: 'dark skin'"),
+                && onClipped.stdout.contains("left out 1 patch sample(s) mostly clipped (200lux-4000K-on: 'dark skin'"),
                 "\(onClipped.stdout)\n\(onClipped.stderr)")
         let clippedCondition = try conditionReport("200lux-4000K-on")
         let clippedPatch = try #require(clippedCondition["patches"]?.array?.first?.object)
         #expect(clippedCondition["mostlyClippedPatches"]?.array?.compactMap(\.string) == ["dark skin"])
-        #expect(clippedPatch["mostlyClippedInFlash"] == .bool(true) && (clippedPatch["flashClippedFraction"]?.double ?? 0) > 0.5)
+        #expect(clippedPatch["mostlyClipped"] == .bool(true) && (clippedPatch["flashClippedFraction"]?.double ?? 0) > 0.5)
         let rest = unmovedPatches.dropFirst()
         #expect(unmovedPatches.count == 24 && abs((clippedCondition["accuracyMeanDeltaE2000"]?.double ?? .nan) - rest.reduce(0, +) / 23) < 1e-9,
                 "\(clippedCondition["accuracyMeanDeltaE2000"] ?? .null) against \(rest.reduce(0, +) / 23)")
@@ -594,7 +594,7 @@ struct CalibrateValidateCLITests {
                 && zip(l.confidence, e.confidence).allSatisfy { abs($0 - $1) < 0.01 }, "linear \(l), linearized \(e)")
     }
 
-    @Test("validate reads the frames through the library's InputFrame, as fuse does: a frame without exposure tags is refused before any condition is fused, naming the missing tags and how to write them; the 8-bit note is said as fuse says it")
+    @Test("validate reads the frames through the library's InputFrame, as fuse does: a frame without exposure tags is refused before any condition is fused, naming the missing tags and how to write them; the 8-bit note is said as fuse says it, and a frame whose every sample is clipped is refused naming it")
     func validateFramesReadAsFuseReadsThem() throws {
         let dir = try Self.twoCopiesOfOneCondition()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -608,13 +608,18 @@ struct CalibrateValidateCLITests {
         for m in ["b/ambient.tif: no exposure data (", "ExposureTime", "missing in EXIF", "give the tags in the file (validate takes each frame's exposure from its EXIF", "exiftool"] {
             #expect(r.stderr.contains(m), "stderr lacks \(m): \(r.stderr)")
         }
-        // The same frame as 8-bit samples with its tags: fused, and the note said with its name.
+        // The same frame as 8-bit samples with its tags: the note said with its name as the frame is
+        // read. Its codes lie below the 16-bit profile's black level, so every ambient sample is
+        // clipped and the output is the gap fill everywhere: refused, naming the frame (it was
+        // scored as if measured).
         var eight = decoded.image
         let top = eight.samples.max()!
         for i in eight.samples.indices { eight.samples[i] = (eight.samples[i] / top * 255).rounded() }
         try TIFFWriter.write(eight, to: ambient, options: TIFFWriteOptions(sampleType: .uint8, exposure: decoded.exposure.settings))
         let said = try CLI.run(["validate", dir.path] + profiles)
-        #expect(said.status != 2 && said.stderr.contains("b/ambient.tif has 8-bit samples and no ICC profile"), "\(said.stderr)")
+        #expect(said.stderr.contains("b/ambient.tif has 8-bit samples and no ICC profile"), "\(said.stderr)")
+        #expect(said.status == 2 && said.stderr.contains("b/ambient.tif: 24 of 24 patches are mostly clipped (first: 'dark skin'), at the white level or far below black")
+                && said.stderr.contains("camera profile's black and white levels are not this file's"), "\(said.stderr)")
     }
 
     @Test("validate on two copies of one condition: the variance reduction, undefined without variance, is said not checked (it failed as 'nan'); the other checks decide")

@@ -3,23 +3,25 @@ import ConstantColorIO
 import Testing
 @testable import ConstantColorCalibration
 
-/// A patch mostly clipped in a condition's flash frame is left out of that condition's metrics (the
-/// output there is the gap fill) and listed, as an occluded patch is; a mostly clipped chart is
-/// refused. Uses `OccludedPatchTests`' painted conditions.
+/// A patch mostly clipped in a condition's frames (flash frame, or its registered ambient sample) is
+/// left out of that condition's metrics (the output there is the gap fill) and listed, as an occluded
+/// patch is; a mostly clipped chart is refused. Uses `OccludedPatchTests`' painted conditions.
 @Suite struct MostlyClippedPatchTests {
     typealias O = OccludedPatchTests
 
-    /// A clip mask over the first `columns[i]` of patch i's 8 columns; the output's unclipped pixels
-    /// of those patches are painted a wrong colour (what bleeds into a gap fill), so that scoring
-    /// them would show.
-    static func clipped(_ c: inout O.Condition, columns: [Int: Int]) -> [UInt8] {
-        var mask = [UInt8](repeating: 0, count: c.linear.width * c.linear.height)
+    /// `PixelFlag` bits (`bit`, the flash frame's by default) over the first `columns[i]` of patch
+    /// i's 8 columns (the last ones `fromRight`), added to `mask` when given; the output's unclipped
+    /// pixels of those patches are painted a wrong colour (what bleeds into a gap fill), so that
+    /// scoring them would show.
+    static func clipped(_ c: inout O.Condition, columns: [Int: Int], bit: UInt8 = PixelFlag.flashClipped,
+                        fromRight: Bool = false, adding mask: [UInt8]? = nil) -> [UInt8] {
+        var mask = mask ?? [UInt8](repeating: 0, count: c.linear.width * c.linear.height)
         let wrong = ColorScience.xyz(fromLab: SIMD3(70, 30, -40), white: O.white)
         for (i, p) in O.chart.patches.enumerated() where columns[i] != nil {
             let sq = PatchSquare(center: p.center, halfSize: p.halfSize)
             for y in sq.rows {
                 for (k, x) in sq.columns.enumerated() {
-                    if k < columns[i]! { mask[y * c.linear.width + x] = 1 }
+                    if (fromRight ? sq.columns.count - 1 - k : k) < columns[i]! { mask[y * c.linear.width + x] |= bit }
                     for ch in 0..<3 { c.linear[x, y, ch] = Float(wrong[ch]) }
                 }
             }
@@ -31,7 +33,7 @@ import Testing
         try ValidationScoring.score(
             name: name, ambientLux: nil, chart: chart, linearXYZ: c.linear, ambientPhotoXYZ: c.ambient,
             confidence: c.confidence, decision: .constantColor, centerWeightedConfidence: 0.9, ambientFromFlash: .identity,
-            flashClipped: clipped, file: "flash.tif")
+            pixelFlags: clipped, file: "flash.tif", ambientFile: "ambient.tif")
     }
 
     /// Grey (a neutral patch) 6 of 8 columns clipped: left out of accuracy, the exposure fit and the
@@ -41,8 +43,8 @@ import Testing
         let clean = c
         let mask = Self.clipped(&c, columns: [2: 6])
         let s = try Self.score("A", c, clipped: mask)
-        #expect(s.flashClippedFraction == [0, 0, 0.75, 0])
-        #expect(s.isMostlyClippedInFlash(2) && !s.isOccludedInOutput(2) && s.scoredPatches == [0, 1, 3])
+        #expect(s.clippedFraction == [0, 0, 0.75, 0] && s.flashClippedFraction == s.clippedFraction && s.ambientClippedFraction == [0, 0, 0, 0])
+        #expect(s.isMostlyClipped(2) && !s.isOccludedInOutput(2) && s.scoredPatches == [0, 1, 3])
         var reduced = O.chart
         reduced.patches.remove(at: 2)
         let r = try Self.score("A", clean, clipped: nil, chart: reduced)
@@ -53,8 +55,44 @@ import Testing
         var half = clean
         let halfMask = Self.clipped(&half, columns: [2: 4])
         let h = try Self.score("A", half, clipped: halfMask)
-        #expect(!h.isMostlyClippedInFlash(2) && h.scoredPatches == [0, 1, 2, 3])
+        #expect(!h.isMostlyClipped(2) && h.scoredPatches == [0, 1, 2, 3])
         #expect(abs(h.exposureScale - 1.7) > 0.01 && h.deltaE2000[2] > 20)
+    }
+
+    /// A patch whose registered ambient sample is clipped (a bright ambient light on it) or missing is
+    /// left out as a flash-clipped one is: grey 6 of 8 columns ambient-clipped, or 3 flash-clipped
+    /// and 2 others ambient-clipped (neither frame alone more than half, together 5 of 8); the set
+    /// lists each frame's share and advises less ambient exposure.
+    @Test func patchClippedInTheAmbientFrameIsLeftOut() throws {
+        let clean = O.condition(shift: O.shiftA, ambientShift: O.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6])
+        var reduced = O.chart
+        reduced.patches.remove(at: 2)
+        let r = try Self.score("A", clean, clipped: nil, chart: reduced)
+        var c = clean
+        let s = try Self.score("A", c, clipped: Self.clipped(&c, columns: [2: 6], bit: PixelFlag.ambientClipped))
+        #expect(s.clippedFraction == [0, 0, 0.75, 0] && s.ambientClippedFraction == s.clippedFraction && s.flashClippedFraction == [0, 0, 0, 0])
+        #expect(s.isMostlyClipped(2) && s.scoredPatches == [0, 1, 3])
+        #expect(abs(s.exposureScale - r.exposureScale) < 1e-12 && abs(s.meanDeltaE2000 - r.meanDeltaE2000) < 1e-12)
+        var m = clean
+        let missing = try Self.score("A", m, clipped: Self.clipped(&m, columns: [2: 6], bit: PixelFlag.noAmbientSample))
+        #expect(missing.isMostlyClipped(2) && missing.ambientClippedFraction[2] == 0.75)
+        var t = clean
+        let together = Self.clipped(&t, columns: [2: 2], bit: PixelFlag.ambientClipped, adding: Self.clipped(&t, columns: [2: 3]))
+        // (Columns 0–1 carry both bits, column 2 the flash's: 3 of 8 flash, 2 of 8 ambient, 3 of 8 either.)
+        let shared = try Self.score("A", t, clipped: together)
+        #expect(shared.clippedFraction[2] == 0.375 && !shared.isMostlyClipped(2))
+        var u = clean
+        let apart = Self.clipped(&u, columns: [2: 2], bit: PixelFlag.ambientClipped, fromRight: true, adding: Self.clipped(&u, columns: [2: 3]))
+        let both = try Self.score("A", u, clipped: apart)
+        #expect(both.clippedFraction[2] == 0.625 && both.flashClippedFraction[2] == 0.375 && both.ambientClippedFraction[2] == 0.25)
+        #expect(both.isMostlyClipped(2) && both.scoredPatches == [0, 1, 3])
+        let set = SetScore([s])
+        #expect(set.clippingSummary?.contains("A: 'grey' 75 % (flash frame 0 %, ambient 75 %)") == true)
+        #expect(set.clippingSummary?.contains("reshoot with less ambient exposure or move") == true)
+        let json = set.json.object?["mostlyClippedPatchSamples"]?.object?["samples"]?.array?.first?.object
+        #expect(json?["ambientClippedFraction"]?.double == 0.75 && json?["flashClippedFraction"]?.double == 0)
+        let patch = s.json.object?["patches"]?.array?[2].object
+        #expect(patch?["mostlyClipped"] == .bool(true) && patch?["ambientClippedFraction"]?.double == 0.75)
     }
 
     /// Across a set: grey clipped in A has its repeatability from B and C, A's other patches count,
@@ -68,9 +106,10 @@ import Testing
         let set = SetScore([a, b, c]), bc = SetScore([b, c]), full = SetScore([try Self.score("A", cleanA, clipped: nil), b, c])
         #expect(abs(set.repeatabilityPerPatch[2] - bc.repeatabilityPerPatch[2]) < 1e-12)
         for p in [0, 1, 3] { #expect(abs(set.repeatabilityPerPatch[p] - full.repeatabilityPerPatch[p]) < 1e-6) }
-        #expect(set.mostlyClippedSamples.map { "\($0.condition)/\($0.patch)/\($0.clippedFraction)" } == ["A/grey/1.0"])
+        #expect(set.mostlyClippedSamples.map { "\($0.condition)/\($0.patch)/\($0.clippedFraction)/\($0.flash)/\($0.ambient)" } == ["A/grey/1.0/1.0/0.0"])
         #expect(set.occludedOutputSamples.isEmpty && set.occlusionSummary == nil && set.patchesWithoutRepeatability.isEmpty)
-        #expect(set.clippingSummary?.contains("left out 1 patch sample(s) mostly clipped in the flash frame (A: 'grey' 100 %") == true)
+        #expect(set.clippingSummary?.contains("left out 1 patch sample(s) mostly clipped (A: 'grey' 100 % (flash frame 100 %, ambient 0 %)") == true)
+        #expect(set.clippingSummary?.contains("reshoot with less flash or move") == true)
         #expect(set.json.object?["mostlyClippedPatchSamples"]?.object?["count"]?.double == 1)
         // Clipped in every condition: no repeatability, said so.
         var cb = O.condition(shift: O.shiftB, ambientShift: O.ambB, scale: 0.8, confidence: [0.5, 0.6, 0.7, 0.8])
@@ -88,6 +127,16 @@ import Testing
         let mask = Self.clipped(&c, columns: [0: 8, 1: 7, 3: 5])
         #expect(throws: PatchSamplingError.mostPatchesClipped(file: "flash.tif", clipped: 3, total: 4, first: "red")) {
             try Self.score("A", c, clipped: mask)
+        }
+        // The same in the ambient samples names the ambient frame; split between the two, both.
+        var d = clean
+        #expect(throws: PatchSamplingError.mostPatchesClipped(file: "ambient.tif", clipped: 3, total: 4, first: "red")) {
+            try Self.score("A", d, clipped: Self.clipped(&d, columns: [0: 8, 1: 7, 3: 5], bit: PixelFlag.ambientClipped))
+        }
+        let split = Self.clipped(&d, columns: [0: 3, 1: 3, 3: 3], bit: PixelFlag.ambientClipped, fromRight: true,
+                                 adding: Self.clipped(&d, columns: [0: 4, 1: 4, 3: 4]))
+        #expect(throws: PatchSamplingError.mostPatchesClipped(file: "flash.tif and ambient.tif", clipped: 3, total: 4, first: "red")) {
+            try Self.score("A", d, clipped: split)
         }
         var one = clean
         let oneMask = Self.clipped(&one, columns: [1: 7])

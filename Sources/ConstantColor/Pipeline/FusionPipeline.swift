@@ -109,9 +109,11 @@ public struct FusionResult: Sendable {
     public var registration: RegistrationResult
     /// The ambient exposure subtracted per row (stage 4a).
     public var ambientRatio: AmbientRatioEstimate
-    /// The flash frame's clipped pixels (`LinearFrame.clipped`: non-zero at the white level or far
-    /// below black), flash-frame geometry: where the output measured nothing.
-    public var flashClipped: [UInt8]
+    /// `PixelFlag` bits per pixel, flash-frame geometry (`DarkRoomEstimate.flags`): non-zero where the
+    /// output measured nothing — the flash frame clipped (at the white level or far below black), the
+    /// registered ambient sample clipped, or no ambient sample there. The confidence is 0 there and
+    /// the output is the gap fill.
+    public var pixelFlags: [UInt8]
 }
 
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
@@ -306,7 +308,7 @@ public enum FusionPipeline {
         return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
                             measurementConfidence: confidence,
                             fallback16: fallback16, report: report, registration: registration,
-                            ambientRatio: ratio, flashClipped: F.clipped)
+                            ambientRatio: ratio, pixelFlags: D.flags)
     }
 }
 

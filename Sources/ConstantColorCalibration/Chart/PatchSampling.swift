@@ -137,9 +137,9 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
         case .mostlyClipped(let f, let p, let c):
             return "\(f): patch '\(p)' is mostly clipped (\(c) % of its pixels at the white level); shoot with less exposure"
         case .mostPatchesClipped(let f, let n, let t, let first):
-            return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'); the capture is overexposed, shoot with less exposure"
+            return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'), at the white level or far below black: the capture is overexposed (shoot with less exposure) or the camera profile's black and white levels are not this file's (its bit depth)"
         case .noNeutralPatch(let f):
-            return "\(f): no neutral patch is visible and measurable (each occluded, mostly clipped in the flash frame, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
+            return "\(f): no neutral patch is visible and measurable (each occluded, mostly clipped in a frame, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
         }
     }
 }

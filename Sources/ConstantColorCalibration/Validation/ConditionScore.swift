@@ -50,19 +50,25 @@ public struct ConditionScore: Sendable {
     /// Per patch: the same in the ambient label map (empty: no map).
     public var ambientOwnLabelFraction: [Double] = []
 
-    /// Per patch: fraction of its sampled pixels clipped in the flash frame (empty: no clip mask).
+    /// Per patch: fraction of its sampled pixels where the output measured nothing — the flash frame
+    /// clipped, the registered ambient sample clipped, or no ambient sample (`PixelFlag`; empty: no
+    /// flags). Those pixels are left out of the patch's sample.
+    public var clippedFraction: [Double] = []
+    /// Per patch: the part of `clippedFraction` clipped in the flash frame (empty: no flags).
     public var flashClippedFraction: [Double] = []
+    /// Per patch: the part of `clippedFraction` whose ambient sample is clipped or missing (empty: no flags).
+    public var ambientClippedFraction: [Double] = []
 
     /// Whether patch `i` is covered by another material in the output.
     public func isOccludedInOutput(_ i: Int) -> Bool { i < occludedInOutput.count && occludedInOutput[i] }
-    /// Whether patch `i` is mostly clipped in the flash frame (not occluded, more than
-    /// `PatchSampling.mostlyClippedFraction` of its pixels clipped): the output there is the gap
-    /// fill, not a measurement.
-    public func isMostlyClippedInFlash(_ i: Int) -> Bool {
-        i < flashClippedFraction.count && PatchSampling.isMostlyClipped(clippedFraction: flashClippedFraction[i], occluded: isOccludedInOutput(i))
+    /// Whether patch `i` is mostly clipped (not occluded, more than `PatchSampling.mostlyClippedFraction`
+    /// of its pixels clipped in the flash frame or in their ambient sample, together): the output
+    /// there is the gap fill, not a measurement.
+    public func isMostlyClipped(_ i: Int) -> Bool {
+        i < clippedFraction.count && PatchSampling.isMostlyClipped(clippedFraction: clippedFraction[i], occluded: isOccludedInOutput(i))
     }
     /// Whether patch `i` is left out of the output-side metrics (occluded or mostly clipped).
-    public func isLeftOutOfOutput(_ i: Int) -> Bool { isOccludedInOutput(i) || isMostlyClippedInFlash(i) }
+    public func isLeftOutOfOutput(_ i: Int) -> Bool { isOccludedInOutput(i) || isMostlyClipped(i) }
     /// Whether patch `i`'s ambient-photo sample is left out.
     public func isOccludedInAmbientPhoto(_ i: Int) -> Bool { i < occludedInAmbientPhoto.count && occludedInAmbientPhoto[i] }
     /// The patches scored in this condition (not left out of the output), in chart order.
@@ -101,9 +107,11 @@ public struct ConditionScore: Sendable {
                     p["ownLabelFraction"] = num(ownLabelFraction[i])
                     p["occluded"] = .bool(isOccludedInOutput(i))
                 }
-                if i < flashClippedFraction.count {
+                if i < clippedFraction.count {
+                    p["clippedFraction"] = num(clippedFraction[i])
                     p["flashClippedFraction"] = num(flashClippedFraction[i])
-                    p["mostlyClippedInFlash"] = .bool(isMostlyClippedInFlash(i))
+                    p["ambientClippedFraction"] = num(ambientClippedFraction[i])
+                    p["mostlyClipped"] = .bool(isMostlyClipped(i))
                 }
                 if i < ambientOwnLabelFraction.count {
                     p["ambientOwnLabelFraction"] = num(ambientOwnLabelFraction[i])
@@ -116,8 +124,8 @@ public struct ConditionScore: Sendable {
             o["occludedPatches"] = .array(patchNames.indices.filter(isOccludedInOutput).map { .string(patchNames[$0]) })
             o["ambientPhotoOccludedPatches"] = .array(patchNames.indices.filter(isOccludedInAmbientPhoto).map { .string(patchNames[$0]) })
         }
-        if patchNames.indices.contains(where: isMostlyClippedInFlash) {
-            o["mostlyClippedPatches"] = .array(patchNames.indices.filter(isMostlyClippedInFlash).map { .string(patchNames[$0]) })
+        if patchNames.indices.contains(where: isMostlyClipped) {
+            o["mostlyClippedPatches"] = .array(patchNames.indices.filter(isMostlyClipped).map { .string(patchNames[$0]) })
         }
         if let lux = ambientLux { o["ambientLux"] = .number(lux) }
         if let h = honesty { o["confidenceHonesty"] = h.json }
@@ -148,24 +156,38 @@ public enum ValidationScoring {
     ///     patch is sampled over its own material's pixels; occluded patches are flagged and left out
     ///     of the exposure fit and the condition's means. Nil: the whole square (SPEC 5).
     ///   - ambientLabels: the ambient-frame label map (geometry of `ambientPhotoXYZ`), likewise.
-    ///   - flashClipped: the flash frame's clipped pixels (`LinearFrame.clipped`, non-zero where
-    ///     clipped), left out of the output's samples; a patch mostly clipped there is left out of
-    ///     the condition's metrics as an occluded one is (`ConditionScore.isMostlyClippedInFlash`):
-    ///     the output there is the gap fill, not a measurement. A chart mostly clipped is refused
-    ///     (`PatchSamplingError.mostPatchesClipped`). The ambient photo is scored as it is, clipped
-    ///     or not: it is what a photo in that light gives (the committed blue LED spot clips 'blue
-    ///     flower' in it).
+    ///   - pixelFlags: `PixelFlag` bits per output pixel (`FusionResult.pixelFlags`: the flash frame
+    ///     clipped, the registered ambient sample clipped or missing), left out of the output's
+    ///     samples; a patch mostly so flagged is left out of the condition's metrics as an occluded
+    ///     one is (`ConditionScore.isMostlyClipped`): the output there is the gap fill, not a
+    ///     measurement. A chart mostly clipped is refused (`PatchSamplingError.mostPatchesClipped`,
+    ///     naming `file` when the flash frame alone clips it, `ambientFile` when the ambient frame
+    ///     alone does, else both). The ambient photo is scored as it is, clipped or not: it is what
+    ///     a photo in that light gives (the committed blue LED spot clips 'blue flower' in it).
+    ///   - ambientFile: the ambient frame's path, named in that refusal (nil: `file`).
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
                              ambientPhotoXYZ: PlanarImage, confidence: PlanarImage, decision: FusionDecision,
                              centerWeightedConfidence: Double, ambientFromFlash: Matrix3,
                              outputLabels: PatchLabelMask? = nil, ambientLabels: PatchLabelMask? = nil,
-                             flashClipped: [UInt8]? = nil, file: String) throws(PatchSamplingError) -> ConditionScore {
+                             pixelFlags: [UInt8]? = nil, file: String, ambientFile: String? = nil) throws(PatchSamplingError) -> ConditionScore {
         let white = ColorScience.whiteD65XYZ
-        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: flashClipped, labels: outputLabels,
-                                                       mostlyClippedPatches: .flagged, file: file)
+        // Each frame's share first (sampled on the one-plane confidence), so that a chart one frame
+        // alone clips is refused naming that frame; a subset of the flags clips no more than all.
+        var byFrame: (flash: [PatchSample], ambient: [PatchSample])? = nil
+        if let pixelFlags {
+            func share(_ bits: UInt8, _ name: String) throws(PatchSamplingError) -> [PatchSample] {
+                try PatchSampling.sample(confidence, chart: chart, clipped: pixelFlags.map { $0 & bits }, labels: outputLabels,
+                                         mostlyClippedPatches: .flagged, file: name)
+            }
+            byFrame = (try share(PixelFlag.flashClipped, file),
+                       try share(PixelFlag.ambientClipped | PixelFlag.noAmbientSample, ambientFile ?? file))
+        }
+        let bothFiles = ambientFile.map { "\(file) and \($0)" } ?? file
+        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: pixelFlags, labels: outputLabels,
+                                                       mostlyClippedPatches: .flagged, file: bothFiles)
         let ambientSamples = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, labels: ambientLabels, file: file)
-        let conf = try PatchSampling.sample(confidence, chart: chart, clipped: flashClipped, labels: outputLabels,
-                                            mostlyClippedPatches: .flagged, file: file).map(\.median.x)
+        let conf = try PatchSampling.sample(confidence, chart: chart, clipped: pixelFlags, labels: outputLabels,
+                                            mostlyClippedPatches: .flagged, file: bothFiles).map(\.median.x)
         let measured = measuredSamples.map(\.median)
         let occluded = measuredSamples.map(\.occluded)
         let neutral = chart.neutralIndices.filter { !occluded[$0] && !measuredSamples[$0].mostlyClipped }
@@ -184,7 +206,11 @@ public enum ValidationScoring {
             score.occludedInOutput = occluded
             score.ownLabelFraction = measuredSamples.map { $0.ownLabelFraction ?? 1 }
         }
-        if flashClipped != nil { score.flashClippedFraction = measuredSamples.map(\.clippedFraction) }
+        if let byFrame {
+            score.clippedFraction = measuredSamples.map(\.clippedFraction)
+            score.flashClippedFraction = byFrame.flash.map(\.clippedFraction)
+            score.ambientClippedFraction = byFrame.ambient.map(\.clippedFraction)
+        }
         if ambientLabels != nil {
             score.occludedInAmbientPhoto = ambientSamples.map(\.occluded)
             score.ambientOwnLabelFraction = ambientSamples.map { $0.ownLabelFraction ?? 1 }

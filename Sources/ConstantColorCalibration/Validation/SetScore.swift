@@ -43,10 +43,10 @@ public struct SetScore: Sendable {
     /// Patch samples left out of the variance reduction because another material covers the patch
     /// in the ambient photo (and not already in `occludedOutputSamples`).
     public var occludedAmbientSamples: [(condition: String, patch: String)]
-    /// Patch samples left out because the patch is mostly clipped in the condition's flash frame
-    /// (`ConditionScore.isMostlyClippedInFlash`; not already in `occludedOutputSamples`), with the
-    /// clipped fraction, in condition then chart order.
-    public var mostlyClippedSamples: [(condition: String, patch: String, clippedFraction: Double)]
+    /// Patch samples left out because the patch is mostly clipped in the condition's frames
+    /// (`ConditionScore.isMostlyClipped`; not already in `occludedOutputSamples`), with the clipped
+    /// fraction and its flash-frame and ambient-sample shares, in condition then chart order.
+    public var mostlyClippedSamples: [(condition: String, patch: String, clippedFraction: Double, flash: Double, ambient: Double)]
     /// Patches left out of the repeatability because they are left out (occluded or mostly
     /// clipped) in every condition.
     public var patchesWithoutRepeatability: [String]
@@ -63,7 +63,7 @@ public struct SetScore: Sendable {
     /// Summarizes conditions scored on the same chart (at least one).
     ///
     /// A patch sample left out of a condition's output (`ConditionScore.isLeftOutOfOutput`: occluded
-    /// or mostly clipped in the flash frame) is left out of that patch's repeatability; the variance
+    /// or mostly clipped in a frame) is left out of that patch's repeatability; the variance
     /// reduction of a patch uses the conditions where it is left out of neither the output nor the
     /// ambient photo (the same conditions on both sides). A patch left out everywhere has no
     /// repeatability (NaN, left out of the mean and p90). Set means
@@ -118,7 +118,10 @@ public struct SetScore: Sendable {
             c.patchNames.indices.filter { c.isOccludedInAmbientPhoto($0) && !c.isLeftOutOfOutput($0) }.map { (condition: c.name, patch: c.patchNames[$0]) }
         }
         mostlyClippedSamples = conditions.flatMap { c in
-            c.patchNames.indices.filter(c.isMostlyClippedInFlash).map { (condition: c.name, patch: c.patchNames[$0], clippedFraction: c.flashClippedFraction[$0]) }
+            c.patchNames.indices.filter(c.isMostlyClipped).map {
+                (condition: c.name, patch: c.patchNames[$0], clippedFraction: c.clippedFraction[$0],
+                 flash: c.flashClippedFraction[$0], ambient: c.ambientClippedFraction[$0])
+            }
         }
         decisions = Dictionary(grouping: conditions, by: { $0.decision.rawValue }).mapValues(\.count)
         let tallies = conditions.compactMap(\.honesty)
@@ -150,15 +153,20 @@ public struct SetScore: Sendable {
 
     /// Why mostly clipped patch samples are left out, in words (reports).
     public static let clippingRule = String(
-        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused as overexposed",
+        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame or have a clipped (or no) registered ambient sample: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused as overexposed",
         100 * PatchSampling.mostlyClippedFraction)
 
-    /// One line for text reports: the patch samples left out as mostly clipped in the flash frame
-    /// (nil: none).
+    /// One line for text reports: the patch samples left out as mostly clipped, with each frame's
+    /// share (nil: none).
     public var clippingSummary: String? {
         guard !mostlyClippedSamples.isEmpty else { return nil }
-        let list = mostlyClippedSamples.map { String(format: "%@: '%@' %.0f %%", $0.condition, $0.patch, 100 * $0.clippedFraction) }
-        return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped in the flash frame (\(list.joined(separator: ", ")) of the pixels clipped): the output there is the gap fill, not a measurement; reshoot with less flash or move the highlight off the chart to score them"
+        let list = mostlyClippedSamples.map {
+            String(format: "%@: '%@' %.0f %% (flash frame %.0f %%, ambient %.0f %%)", $0.condition, $0.patch,
+                   100 * $0.clippedFraction, 100 * $0.flash, 100 * $0.ambient)
+        }
+        let flash = mostlyClippedSamples.contains { $0.flash > 0 }, ambient = mostlyClippedSamples.contains { $0.ambient > 0 }
+        let advice = [flash ? "less flash" : nil, ambient ? "less ambient exposure" : nil].compactMap { $0 }.joined(separator: " or ")
+        return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped (\(list.joined(separator: ", ")) of the pixels clipped): the output there is the gap fill, not a measurement; reshoot with \(advice) or move the highlight off the chart to score them"
     }
 
     /// One line for text reports: the patches with no repeatability, left out in every condition (nil: none).
@@ -191,7 +199,8 @@ public struct SetScore: Sendable {
         j["mostlyClippedPatchSamples"] = .object([
             "rule": .string(Self.clippingRule), "count": .number(Double(mostlyClippedSamples.count)),
             "samples": .array(mostlyClippedSamples.map {
-                .object(["condition": .string($0.condition), "patch": .string($0.patch), "clippedFraction": .number($0.clippedFraction)])
+                .object(["condition": .string($0.condition), "patch": .string($0.patch), "clippedFraction": .number($0.clippedFraction),
+                         "flashClippedFraction": .number($0.flash), "ambientClippedFraction": .number($0.ambient)])
             })])
         if let h = honesty {
             j["confidenceHonesty"] = h.json

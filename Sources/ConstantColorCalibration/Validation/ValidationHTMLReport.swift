@@ -82,7 +82,7 @@ public enum ValidationHTMLReport {
             h += "<tr><td class=\"l\">\(escape(c.name))</td><td class=\"l row\">"
             for i in c.patchNames.indices {
                 let occluded = c.isOccludedInOutput(i) ? " (occluded by another material: left out)"
-                    : c.isMostlyClippedInFlash(i) ? " (mostly clipped in the flash frame: left out)" : ""
+                    : c.isMostlyClipped(i) ? " (mostly clipped in a frame: left out)" : ""
                 let tip = String(format: "%@: ΔE00 %.2f, confidence %.2f", escape(c.patchNames[i]), c.deltaE2000[i], c.patchConfidence[i]) + occluded
                 h += "<div class=\"sw\" title=\"\(tip)\"\(occluded.isEmpty ? "" : " style=\"border:2px dashed #000\"")><span class=\"r\" style=\"background:\(srgbHex(labD65: c.referenceLab[i]))\"></span>"
                     + "<span class=\"m\" style=\"background:\(srgbHex(labD65: c.measuredLab[i]))\"></span></div>"
@@ -100,8 +100,9 @@ public enum ValidationHTMLReport {
             for (i, e) in c.deltaE2000.enumerated() {
                 h += c.isOccludedInOutput(i)
                     ? String(format: "<td style=\"background:#ccc\" title=\"occluded, left out (%.1f)\">occ</td>", e)
-                    : c.isMostlyClippedInFlash(i)
-                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped in the flash frame, left out (%.1f)\">clip</td>", e)
+                    : c.isMostlyClipped(i)
+                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped (flash frame %.0f %%, ambient %.0f %%), left out (%.1f)\">clip</td>",
+                             100 * c.flashClippedFraction[i], 100 * c.ambientClippedFraction[i], e)
                     : String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e)
             }
             h += String(format: "<td>%.2f</td><td>%.2f</td></tr>", c.meanDeltaE2000, c.maxDeltaE2000)

@@ -265,7 +265,8 @@ public enum ValidationRun {
             ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
             centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
             ambientFromFlash: result.registration.ambientFromFlash,
-            outputLabels: outputMask, ambientLabels: masks.ambient, flashClipped: result.flashClipped, file: path("flash.tif"))
+            outputLabels: outputMask, ambientLabels: masks.ambient, pixelFlags: result.pixelFlags, file: path("flash.tif"),
+            ambientFile: path("ambient.tif"))
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
         let ratios = ExposureRatioScore.truth(in: truth)
