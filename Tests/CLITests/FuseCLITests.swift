@@ -1112,29 +1112,36 @@ struct FuseCLITests {
     /// The ambient light changed colour between the frames: the committed 800 lux 3000 K flash frame
     /// beside the 200 lux 6500 K condition's ambient frame. Before `AmbientRatioEstimate.ambientColourChange`
     /// this came out `constantColor` at 0.92, 18 ΔE00 off; the committed pair itself is left alone.
+    /// And a blue LED spot on the right half of the flash frame (the committed blue LED condition's)
+    /// that the ambient frame (200 lux 4000 K) lacks: caught at 0.22 in session 29, it read 0.39 once
+    /// session 36 left reflectance edges out, above the 0.35 of then: `constantColor` at 0.883, 18
+    /// ΔE00 off. The blue LED condition's own pair is consistent.
     @Test("the ambient light changed colour between the frames: said in one line, counted per channel, the confidence low; a consistent pair has no such line")
     func ambientColourChangeIsSaid() throws {
         let root = FlatFieldCLITests.root, fixtures = root + "/fixtures/colorchecker/"
         let dir = try FlatFieldCLITests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for (ambientCondition, fires) in [("200lux-6500K-below", true), ("800lux-3000K-above", false)] {
-            let pair = dir.appendingPathComponent(ambientCondition)
+        for (flashCondition, ambientCondition, fires) in [("800lux-3000K-above", "200lux-6500K-below", true),
+                                                          ("800lux-3000K-above", "800lux-3000K-above", false),
+                                                          ("colored-blue-led-150lux", "200lux-4000K-on", true),
+                                                          ("colored-blue-led-150lux", "colored-blue-led-150lux", false)] {
+            let pair = dir.appendingPathComponent(flashCondition + "+" + ambientCondition)
             try FileManager.default.createDirectory(at: pair, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: fixtures + "800lux-3000K-above/flash.tif", toPath: pair.appendingPathComponent("flash.tif").path)
+            try FileManager.default.copyItem(atPath: fixtures + flashCondition + "/flash.tif", toPath: pair.appendingPathComponent("flash.tif").path)
             try FileManager.default.copyItem(atPath: fixtures + ambientCondition + "/ambient.tif", toPath: pair.appendingPathComponent("ambient.tif").path)
             let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(pair.path, into: dir)
             #expect(r.status == 0, "\(r.stderr)")
             let warning = r.stderr.split(separator: "\n").filter { $0.contains("vanish from the flash frame at one exposure ratio in every channel") }
-            #expect(warning.count == (fires ? 1 : 0), "\(ambientCondition): \(r.stderr)")
-            let agreement = try #require(ratio["edgeChannelAgreement"]?.double, "\(ambientCondition)")
+            #expect(warning.count == (fires ? 1 : 0), "\(flashCondition) + \(ambientCondition): \(r.stderr)")
+            let agreement = try #require(ratio["edgeChannelAgreement"]?.double, "\(flashCondition) + \(ambientCondition)")
             let errors = ratio["ambientColourChangeRelativeError"]?.doubles
             let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
             let confidence = try #require(report["centerWeightedMeanConfidence"]?.double)
             if fires {
-                #expect(agreement < 0.35 && errors?.count == 3 && errors!.max()! > 0.5, "\(agreement) \(errors ?? [])")
-                #expect(confidence < 0.3)
+                #expect(agreement < 0.5 && errors?.count == 3 && errors!.max()! > 0.5, "\(agreement) \(errors ?? [])")
+                #expect(confidence < 0.3, "\(flashCondition) + \(ambientCondition): \(confidence)")
             } else {
-                #expect(agreement > 0.5 && errors == nil, "\(agreement) \(errors ?? [])")
+                #expect(agreement > 0.9 && errors == nil, "\(agreement) \(errors ?? [])")
             }
         }
     }

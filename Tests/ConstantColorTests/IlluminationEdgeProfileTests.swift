@@ -138,4 +138,27 @@ struct IlluminationEdgeProfileTests {
                       bend: SIMD3(repeating: 1000)).readsAsIlluminationEdge(within: ratios))
         }
     }
+
+    /// A colour change is read where most edges disagree and the channels read different ratios: the
+    /// figures of a probe's mirror of stage 4a. A 25 px diagonal hand shake left 45 % agreeing with red
+    /// and blue at 0.998 and 0.999 of green (within 0.1 standard errors): scatter, not a colour. The
+    /// blue LED spot switched off between the frames: 39 %, blue 2.88 × green (37 standard errors).
+    /// A channel whose ratio was not measured cannot say the channels agree.
+    @Test("a colour change needs the channels' ratios apart: scatter without a common shift is not one")
+    func colourChangeNeedsChannelsApart() {
+        typealias A = IlluminationEdgeRatio.ChannelAgreement
+        let shaken = A(profileCount: 541, agreeingFraction: 0.451, green: 1, redOverGreen: 0.998, blueOverGreen: 0.999,
+                       redOverGreenLogError: 0.011, blueOverGreenLogError: 0.015)
+        let spotOff = A(profileCount: 481, agreeingFraction: 0.393, green: 1, redOverGreen: 0.754, blueOverGreen: 2.878,
+                        redOverGreenLogError: 0.020, blueOverGreenLogError: 0.029)
+        var unmeasured = shaken
+        unmeasured.blueOverGreen = nil; unmeasured.blueOverGreenLogError = nil
+        #expect(!shaken.channelsReadApart && spotOff.channelsReadApart && unmeasured.channelsReadApart)
+        #expect(AmbientRatioEstimate.ambientColourChange(shaken, ratio: 1) == nil)
+        #expect(AmbientRatioEstimate.ambientColourChange(spotOff, ratio: 1) != nil)
+        // Most agreeing: no change, whatever the channels' locations.
+        var agreeing = spotOff
+        agreeing.agreeingFraction = 0.6
+        #expect(AmbientRatioEstimate.ambientColourChange(agreeing, ratio: 1) == nil)
+    }
 }

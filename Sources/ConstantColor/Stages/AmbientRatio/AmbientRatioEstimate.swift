@@ -366,14 +366,21 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     }
 
     /// Below this share of agreeing channels (`IlluminationEdgeRatio.ChannelAgreement`) the ambient
-    /// light in the flash frame is taken not to be the ambient frame's: 0.35, under the 0.54 that
-    /// legitimate pairs reach at least and above the 0.04–0.22 of frames whose ambient light changed
-    /// colour between them.
-    public static let ambientColourChangeAgreement = 0.35
+    /// light in the flash frame is taken not to be the ambient frame's: 0.5, where most of the edges
+    /// that read as the ambient light's do not vanish at one ratio. Since reflectance edges, whose
+    /// channels never agree, are left out (session 36), legitimate pairs read 0.70–0.99 on the 90
+    /// hard conditions, 0.93–0.99 on the committed ones and 0.54 at least on a probe's 72 renders
+    /// (the Sigma under a sodium lamp) but for narrow blue LEDs, which read as a change (findings,
+    /// session 36); frames whose ambient light changed colour read 0.00–0.39. The 0.35 of before
+    /// was set while reflectance edges still diluted the share (legitimate pairs 0.54 at least,
+    /// changed ones 0.04–0.22): without them a blue LED spot on the flash frame's right half that
+    /// the ambient frame lacks read 0.39, `constantColor` at 0.883 with 18 ΔE00 (findings, session 37).
+    public static let ambientColourChangeAgreement = 0.5
 
     /// Per channel, how far off the subtracted `ratio` (r₀, × EXIF's) is where most ambient edges do
     /// not vanish from the flash frame at one ratio in every channel (`ChannelAgreement.agreeingFraction`
-    /// below `ambientColourChangeAgreement`): the ambient light changed colour between the two frames
+    /// below `ambientColourChangeAgreement`) and their channels read different ratios
+    /// (`ChannelAgreement.channelsReadApart`): the ambient light changed colour between the two frames
     /// (a lamp switched on or off, daylight through a cloud) or the frames were developed unlike each
     /// other beyond what a channel scale within the searched range explains. No one r then takes the
     /// ambient light out of D, and D holds the difference of two ambient lights: an 800 lux 3000 K
@@ -383,7 +390,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// 1 where one was not measured), which the confidence counts per channel wherever the ambient
     /// light matters. Nil where most agree.
     static func ambientColourChange(_ a: IlluminationEdgeRatio.ChannelAgreement, ratio: Double) -> SIMD3<Double>? {
-        guard a.agreeingFraction < ambientColourChangeAgreement, ratio > 0 else { return nil }
+        guard a.agreeingFraction < ambientColourChangeAgreement, a.channelsReadApart, ratio > 0 else { return nil }
         func error(_ g: Double?) -> Double { g.map { abs($0 / ratio - 1) } ?? 1 }
         return SIMD3(error(a.green.flatMap { g in a.redOverGreen.map { g * $0 } }), error(a.green),
                      error(a.green.flatMap { g in a.blueOverGreen.map { g * $0 } }))
