@@ -139,26 +139,52 @@ struct IlluminationEdgeProfileTests {
         }
     }
 
-    /// A colour change is read where most edges disagree and the channels read different ratios: the
-    /// figures of a probe's mirror of stage 4a. A 25 px diagonal hand shake left 45 % agreeing with red
-    /// and blue at 0.998 and 0.999 of green (within 0.1 standard errors): scatter, not a colour. The
-    /// blue LED spot switched off between the frames: 39 %, blue 2.88 × green (37 standard errors).
-    /// A channel whose ratio was not measured cannot say the channels agree.
-    @Test("a colour change needs the channels' ratios apart: scatter without a common shift is not one")
+    /// A colour change is read where most edges disagree and the edges read the ambient light apart:
+    /// red's or blue's ratio over green's, or green's over the one subtracted (the figures of a
+    /// probe's mirror of stage 4a). A 25 px diagonal hand shake left 45 % agreeing with red and blue
+    /// at 0.998 and 0.999 of green (within 0.1 standard errors): scatter, not a colour. The blue LED
+    /// spot switched off between the frames: 39 %, blue 2.88 × green (37 standard errors). A review's
+    /// Sigma pair whose every channel read 0.6 of the subtracted ratio: green apart. A location not
+    /// measured cannot say the channels agree.
+    @Test("a colour change needs the edges' ratios apart: scatter without a common shift is not one")
     func colourChangeNeedsChannelsApart() {
         typealias A = IlluminationEdgeRatio.ChannelAgreement
         let shaken = A(profileCount: 541, agreeingFraction: 0.451, green: 1, redOverGreen: 0.998, blueOverGreen: 0.999,
-                       redOverGreenLogError: 0.011, blueOverGreenLogError: 0.015)
+                       greenLogError: 0.01, redOverGreenLogError: 0.011, blueOverGreenLogError: 0.015)
         let spotOff = A(profileCount: 481, agreeingFraction: 0.393, green: 1, redOverGreen: 0.754, blueOverGreen: 2.878,
-                        redOverGreenLogError: 0.020, blueOverGreenLogError: 0.029)
+                        greenLogError: 0.02, redOverGreenLogError: 0.020, blueOverGreenLogError: 0.029)
         var unmeasured = shaken
         unmeasured.blueOverGreen = nil; unmeasured.blueOverGreenLogError = nil
-        #expect(!shaken.channelsReadApart && spotOff.channelsReadApart && unmeasured.channelsReadApart)
+        var levelApart = shaken
+        levelApart.agreeingFraction = 0.086; levelApart.green = 0.6
+        #expect(!shaken.readsApart(from: 1) && spotOff.readsApart(from: 1) && unmeasured.readsApart(from: 1))
+        #expect(levelApart.readsApart(from: 1) && !levelApart.readsApart(from: 0.61))
         #expect(AmbientRatioEstimate.ambientColourChange(shaken, ratio: 1) == nil)
         #expect(AmbientRatioEstimate.ambientColourChange(spotOff, ratio: 1) != nil)
-        // Most agreeing: no change, whatever the channels' locations.
+        #expect(AmbientRatioEstimate.ambientColourChange(levelApart, ratio: 1) != nil)
+        // The same kind of shift measured with errors ten times as wide: not apart.
+        var wide = spotOff
+        wide.redOverGreen = 1.05; wide.blueOverGreen = 1.08; wide.redOverGreenLogError = 0.1; wide.blueOverGreenLogError = 0.1
+        #expect(!wide.readsApart(from: 1))
+        // Most agreeing: no change, whatever the locations.
         var agreeing = spotOff
         agreeing.agreeingFraction = 0.6
         #expect(AmbientRatioEstimate.ambientColourChange(agreeing, ratio: 1) == nil)
+    }
+
+    /// The locations' errors carry the profiles' misfit as r₀'s does (Birge's ratio, `misfitInflation`).
+    @Test("channel agreement: the locations' errors grow with the profiles' misfit")
+    func channelAgreementErrorsCarryTheMisfit() {
+        typealias P = IlluminationEdgeRatio.ThreeChannelProfile
+        // 60 shadow edges, alternately a little apart in blue (scatter within the noise).
+        let profiles = (0..<60).map { i in
+            P(g: SIMD3(1, 1, i % 2 == 0 ? 1.01 : 0.99), sigma: SIMD3(repeating: 0.02), q: 3, channelQ: SIMD3(2.5, 3, 4),
+              misfit: 1, bend: SIMD3(repeating: 1000))
+        }
+        let fit = IlluminationEdgeRatio.channelAgreement(profiles, misfitScale: 1)!
+        let misfit = IlluminationEdgeRatio.channelAgreement(profiles, misfitScale: 100)!
+        let e1 = fit.blueOverGreenLogError!, e100 = misfit.blueOverGreenLogError!
+        #expect(e1 > 0 && abs(e100 / e1 - 10) < 1e-9, "\(e1) \(e100)")
+        #expect(abs(misfit.greenLogError! / fit.greenLogError! - 10) < 1e-9)
     }
 }

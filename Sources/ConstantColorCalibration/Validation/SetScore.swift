@@ -153,7 +153,7 @@ public struct SetScore: Sendable {
 
     /// Why mostly clipped patch samples are left out, in words (reports).
     public static let clippingRule = String(
-        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame or have a clipped (or no) registered ambient sample: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused as overexposed",
+        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame or have a clipped (or no) registered ambient sample: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused (overexposed, or a camera profile whose levels are not the files')",
         100 * PatchSampling.mostlyClippedFraction)
 
     /// One line for text reports: the patch samples left out as mostly clipped, with each frame's
@@ -161,11 +161,12 @@ public struct SetScore: Sendable {
     public var clippingSummary: String? {
         guard !mostlyClippedSamples.isEmpty else { return nil }
         let list = mostlyClippedSamples.map {
-            String(format: "%@: '%@' %.0f %% (flash frame %.0f %%, ambient %.0f %%)", $0.condition, $0.patch,
+            String(format: "%@: '%@' %.0f %% (flash frame %.0f %%, ambient sample clipped or missing %.0f %%)", $0.condition, $0.patch,
                    100 * $0.clippedFraction, 100 * $0.flash, 100 * $0.ambient)
         }
         let flash = mostlyClippedSamples.contains { $0.flash > 0 }, ambient = mostlyClippedSamples.contains { $0.ambient > 0 }
-        let advice = [flash ? "less flash" : nil, ambient ? "less ambient exposure" : nil].compactMap { $0 }.joined(separator: " or ")
+        let advice = [flash ? "less flash" : nil, ambient ? "less ambient exposure (or, without an ambient sample, frames that overlap there)" : nil]
+            .compactMap { $0 }.joined(separator: " or ")
         return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped (\(list.joined(separator: ", ")) of the pixels clipped): the output there is the gap fill, not a measurement; reshoot with \(advice) or move the highlight off the chart to score them"
     }
 

@@ -101,7 +101,7 @@ public enum ValidationHTMLReport {
                 h += c.isOccludedInOutput(i)
                     ? String(format: "<td style=\"background:#ccc\" title=\"occluded, left out (%.1f)\">occ</td>", e)
                     : c.isMostlyClipped(i)
-                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped (flash frame %.0f %%, ambient %.0f %%), left out (%.1f)\">clip</td>",
+                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped (flash frame %.0f %%, ambient sample clipped or missing %.0f %%), left out (%.1f)\">clip</td>",
                              100 * c.flashClippedFraction[i], 100 * c.ambientClippedFraction[i], e)
                     : String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e)
             }

@@ -371,7 +371,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// channels never agree, are left out (session 36), legitimate pairs read 0.70–0.99 on the 90
     /// hard conditions, 0.93–0.99 on the committed ones and 0.54 at least on a probe's 72 renders
     /// (the Sigma under a sodium lamp) but for narrow blue LEDs, which read as a change (findings,
-    /// session 36); frames whose ambient light changed colour read 0.00–0.39. The 0.35 of before
+    /// session 36), and 0.45 under a 25 px diagonal hand shake, whose channels disagree without a
+    /// common shift (`ChannelAgreement.readsApart(from:)` tells it from a change); frames whose
+    /// ambient light changed colour read 0.00–0.39. The 0.35 of before
     /// was set while reflectance edges still diluted the share (legitimate pairs 0.54 at least,
     /// changed ones 0.04–0.22): without them a blue LED spot on the flash frame's right half that
     /// the ambient frame lacks read 0.39, `constantColor` at 0.883 with 18 ΔE00 (findings, session 37).
@@ -380,7 +382,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// Per channel, how far off the subtracted `ratio` (r₀, × EXIF's) is where most ambient edges do
     /// not vanish from the flash frame at one ratio in every channel (`ChannelAgreement.agreeingFraction`
     /// below `ambientColourChangeAgreement`) and their channels read different ratios
-    /// (`ChannelAgreement.channelsReadApart`): the ambient light changed colour between the two frames
+    /// (`ChannelAgreement.readsApart(from:)`): the ambient light changed colour between the two frames
     /// (a lamp switched on or off, daylight through a cloud) or the frames were developed unlike each
     /// other beyond what a channel scale within the searched range explains. No one r then takes the
     /// ambient light out of D, and D holds the difference of two ambient lights: an 800 lux 3000 K
@@ -390,7 +392,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// 1 where one was not measured), which the confidence counts per channel wherever the ambient
     /// light matters. Nil where most agree.
     static func ambientColourChange(_ a: IlluminationEdgeRatio.ChannelAgreement, ratio: Double) -> SIMD3<Double>? {
-        guard a.agreeingFraction < ambientColourChangeAgreement, a.channelsReadApart, ratio > 0 else { return nil }
+        guard a.agreeingFraction < ambientColourChangeAgreement, ratio > 0, a.readsApart(from: ratio) else { return nil }
         func error(_ g: Double?) -> Double { g.map { abs($0 / ratio - 1) } ?? 1 }
         return SIMD3(error(a.green.flatMap { g in a.redOverGreen.map { g * $0 } }), error(a.green),
                      error(a.green.flatMap { g in a.blueOverGreen.map { g * $0 } }))

@@ -144,44 +144,58 @@ enum IlluminationEdgeRatio {
     /// 800 lux 3000 K flash frame beside a 200 lux 6500 K ambient frame, 0.39 with the blue LED
     /// spot's flash frame beside the 4000 K ambient frame (0.22 before session 36; the change is in
     /// the spot's half of the frame). Not told apart: under a narrow blue LED's light the Nikon's
-    /// profiles agree under 0.35 with no change of colour (findings, sessions 36 and 37: patch
-    /// borders pass the edge test there, where few shadow edges do): read as one, with low confidence.
+    /// profiles agree under 0.35 with no change of colour, and their channels read apart (findings,
+    /// sessions 36 and 37: patch borders pass the edge test there, where few shadow edges do): read
+    /// as one, with low confidence.
     struct ChannelAgreement: Equatable {
         var profileCount: Int, agreeingFraction: Double
         var green: Double?, redOverGreen: Double?, blueOverGreen: Double?
-        /// The standard errors of log(`redOverGreen`) and log(`blueOverGreen`) (nil with their location).
-        var redOverGreenLogError: Double? = nil, blueOverGreenLogError: Double? = nil
+        /// The standard errors of log(`green`), log(`redOverGreen`) and log(`blueOverGreen`), each
+        /// widened by the profiles' misfit as r₀'s is (`misfitInflation`; nil with their location).
+        var greenLogError: Double? = nil, redOverGreenLogError: Double? = nil, blueOverGreenLogError: Double? = nil
 
-        /// Whether red's or blue's ratio over green's lies apart from 1 by more than
-        /// `colourShiftSignificance` standard errors, or was not measured (then nothing says it does
-        /// not): the channels read different ratios, which is what a change of the ambient light's
-        /// colour does. Profiles whose channels disagree with no common shift are scattered by their
-        /// own misfit — an ambient frame blurred by a 25 px hand shake left 45 % of them agreeing with
-        /// red and blue at 0.998 and 0.999 of green (0.1 standard errors), where the colour changes
-        /// of the test pairs read 4–54.
-        var channelsReadApart: Bool {
+        /// Whether the edges read the ambient light apart from `ratio` (the one subtracted, r₀ ×
+        /// EXIF's) in a way a colour change does: green's ratio, or red's or blue's over green's,
+        /// more than `colourShiftSignificance` standard errors from `ratio` and from 1, or not
+        /// measured (then nothing says they agree). Profiles whose channels disagree with no common
+        /// shift are scattered by their own misfit: a 25 px diagonal hand shake left 45 % of them
+        /// agreeing with red and blue at 0.998 and 0.999 of green (0.1 standard errors), where the
+        /// colour changes of the test pairs read 4–54. The errors carry the profiles' misfit as r₀'s
+        /// does (Birge's ratio). Not told apart: shakes of 20–40 px leave profiles whose weak
+        /// channel's g is biased by 40–130 %, far beyond those errors, and such pairs read as a
+        /// change (a review's 96 shaken renders: 10 do, centre-weighted confidence 0.007–0.79 →
+        /// 0.002–0.57, all `fallback` before and after, colours as accurate as before; findings,
+        /// session 37).
+        func readsApart(from ratio: Double) -> Bool {
             func apart(_ k: Double?, _ error: Double?) -> Bool {
                 guard let k, let error, k > 0 else { return true }
                 return abs(log(k)) > IlluminationEdgeRatio.colourShiftSignificance * error
             }
-            return apart(redOverGreen, redOverGreenLogError) || apart(blueOverGreen, blueOverGreenLogError)
+            return apart(green.map { $0 / ratio }, greenLogError) || apart(redOverGreen, redOverGreenLogError)
+                || apart(blueOverGreen, blueOverGreenLogError)
         }
     }
 
-    /// How many standard errors apart from green's ratio red's or blue's must lie for the channels
-    /// to read a colour change (`ChannelAgreement.channelsReadApart`): 3.
+    /// How many standard errors apart green's ratio from the one subtracted, or red's or blue's
+    /// from green's, must lie for the edges to read a colour change
+    /// (`ChannelAgreement.readsApart(from:)`): 3.
     static let colourShiftSignificance = 3.0
 
-    /// `ChannelAgreement` of `profiles` (nil: fewer than `minimumSamples`).
-    static func channelAgreement(_ profiles: [ThreeChannelProfile]) -> ChannelAgreement? {
+    /// `ChannelAgreement` of `profiles` (nil: fewer than `minimumSamples`); `misfitScale` widens the
+    /// locations' errors (`misfitInflation`).
+    static func channelAgreement(_ profiles: [ThreeChannelProfile], misfitScale: Double) -> ChannelAgreement? {
         let edges = profiles.filter { $0.readsAsIlluminationEdge(within: plausibleRatios) }
         guard edges.count >= minimumSamples else { return nil }
         let agreeing = edges.filter { $0.channelsAgree(scaledBy: SIMD3(1, 1, 1)) }.count
+        let green = robustLocation(edges.map { ($0.g.y, $0.sigma.y) })
         let red = robustLocation(edges.map { $0.logOverGreen(0) }), blue = robustLocation(edges.map { $0.logOverGreen(2) })
+        func error(_ l: TukeyBiweight.Location?) -> Double? {
+            l.map { $0.standardError * misfitInflation(misfitScale: misfitScale, scatterInflation: $0.scatterInflation) }
+        }
         return ChannelAgreement(profileCount: edges.count, agreeingFraction: Double(agreeing) / Double(edges.count),
-                                green: robustLocation(edges.map { ($0.g.y, $0.sigma.y) })?.centre,
-                                redOverGreen: red.map { exp($0.centre) }, blueOverGreen: blue.map { exp($0.centre) },
-                                redOverGreenLogError: red?.standardError, blueOverGreenLogError: blue?.standardError)
+                                green: green?.centre, redOverGreen: red.map { exp($0.centre) }, blueOverGreen: blue.map { exp($0.centre) },
+                                greenLogError: green.flatMap { g in g.centre > 0 ? error(g).map { $0 / g.centre } : nil },
+                                redOverGreenLogError: error(red), blueOverGreenLogError: error(blue))
     }
 
     /// Across an edge of the ambient light every channel's g is r₀ — for raw-linear frames, whose
@@ -438,7 +452,7 @@ enum IlluminationEdgeRatio {
         let channelScale = Self.channelScale(explainedThreeChannel)
         let coarseChannelScale = channelScale == nil
             ? Self.channelScale(explainedThreeChannel, profileError: coarseChannelScaleProfileError, minimumBend: coarseChannelScaleBend) : nil
-        let channelAgreement = Self.channelAgreement(explainedThreeChannel)
+        let channelAgreement = Self.channelAgreement(explainedThreeChannel, misfitScale: misfitScale)
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
         // All explained profiles, within the range and beyond, that read as illumination edges by
