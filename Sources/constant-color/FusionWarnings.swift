@@ -30,7 +30,11 @@ enum FusionWarnings {
         }
         if let excess = result.ambientRatio.edgeChannelExcessVariance {
             let channels = result.ambientRatio.edgeRatioByChannel.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")
-            lines.append("warning: the ambient shadow edges put the exposure ratio at \(channels) (× EXIF's; red, green, blue), further apart than their errors allow: not all of them are edges of the ambient light alone (edges between materials under a coloured light?), or the channels differ in blur or scale; the ratio may be off by about \(String(format: "%.1f", 100 * excess.squareRoot())) % beyond the edges' noise, and its stated uncertainty, now \(String(format: "%.1f", 100 * result.ambientRatio.relativeUncertainty)) %, counts it, as the confidence does wherever the ambient light matters")
+            let deviation = result.ambientRatio.edgeChannelDeviation.map { d in
+                "; beyond the \(String(format: "%.0f", 100 * AmbientRatioEstimate.channelScaleLimit)) % the edges' channels read apart under one light, the ambient light's colour in the flash frame is not the ambient frame's (it changed between the frames?), and the confidence counts the ratio off by "
+                    + [d.x, d.y, d.z].map { String(format: "%+.0f", 100 * $0) }.joined(separator: ", ") + " % (red, green, blue) as well"
+            } ?? ""
+            lines.append("warning: the ambient shadow edges put the exposure ratio at \(channels) (× EXIF's; red, green, blue), further apart than their errors allow: not all of them are edges of the ambient light alone (edges between materials under a coloured light?), or the channels differ in blur or scale; the ratio may be off by about \(String(format: "%.1f", 100 * excess.squareRoot())) % beyond the edges' noise, and its stated uncertainty, now \(String(format: "%.1f", 100 * result.ambientRatio.relativeUncertainty)) %, counts it, as the confidence does wherever the ambient light matters\(deviation)")
         }
         // Flash light only adds: a flash frame holding less ambient light than its tags predict, beyond
         // the searched range, has tags that are not the captures' (swapped between the frames?). The
@@ -40,7 +44,7 @@ enum FusionWarnings {
             lines.append("warning: the flash frame holds \(String(format: "%.2f", light.ambientScale[1]))× the ambient light its exposure tags predict (the scale of the ambient frame that most of each line's blocks show; flash light can only add to it): the frames' exposure tags are far off — swapped between the frames, or of other captures? (--flash-exposure / --ambient-exposure set the true exposures); pixels where the ambient frame's share exceeds the flash frame have confidence 0")
         }
         if let error = result.ambientRatio.ambientColourChangeError, let agreeing = result.ambientRatio.edgeChannelAgreement {
-            let percent = [error.x, error.y, error.z].map { String(format: "%.0f", 100 * $0) }.joined(separator: ", ")
+            let percent = [error.x, error.y, error.z].map { String(format: "%+.0f", 100 * $0) }.joined(separator: ", ")
             lines.append("warning: only \(String(format: "%.0f", 100 * agreeing)) % of the ambient shadow edges vanish from the flash frame at one exposure ratio in every channel (70–99 % on the test sets' pairs, whose frames hold the same ambient light; under \(String(format: "%.0f", 100 * AmbientRatioEstimate.ambientColourChangeAgreement)) %, with the channels' ratios apart, is taken for a change): the ambient light changed colour between the frames (a lamp switched on or off?), or they were developed unlike each other; no one ratio takes it out of the flash frame, and the confidence counts the ratio off by \(percent) % (red, green, blue) wherever the ambient light matters")
         }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {

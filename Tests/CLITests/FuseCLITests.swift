@@ -1138,7 +1138,7 @@ struct FuseCLITests {
             let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
             let confidence = try #require(report["centerWeightedMeanConfidence"]?.double)
             if fires {
-                #expect(agreement < 0.5 && errors?.count == 3 && errors!.max()! > 0.5, "\(agreement) \(errors ?? [])")
+                #expect(agreement < 0.5 && errors?.count == 3 && errors!.map(abs).max()! > 0.5, "\(agreement) \(errors ?? [])")
                 #expect(confidence < 0.3, "\(flashCondition) + \(ambientCondition): \(confidence)")
             } else {
                 #expect(agreement > 0.9 && errors == nil, "\(agreement) \(errors ?? [])")
@@ -1169,6 +1169,43 @@ struct FuseCLITests {
                 #expect(extra != nil && extra! > 0.01 && total >= extra!, "\(pair): channel uncertainty \(extra.map { "\($0)" } ?? "none"), total \(total)")
             } else {
                 #expect(extra == nil, "\(pair): channel uncertainty \(extra.map { "\($0)" } ?? "none")")
+            }
+            // The all-effects condition's channels lie within 3 % of each other (0.999, 1.043, 1.018):
+            // the edges' own biases, not counted by direction.
+            #expect(ratio["edgeChannelRelativeDeviation"] == nil, "\(pair)")
+        }
+    }
+
+    /// The ambient light changed colour between the frames while most edges still vanish at one
+    /// ratio: the committed 50 lux 3000 K condition's flash frame beside the 50 lux 6500 K one's
+    /// ambient frame, 84 % of the edges agreeing. The channels read the ratio at 1.35, 0.81, 0.62 ×
+    /// EXIF; counted as one relative error of one sign (40 %, mostly lightness) this was
+    /// `constantColor` at 0.895 with three patches 6 ΔE00 off in chroma at confidence 0.8–0.9. By
+    /// their direction (red +49 %, blue −27 %): `fallback`. The 3000 K condition's own pair reads none.
+    @Test("an ambient colour change most edges agree with: the channels' deviations are reported, said and counted by their direction (fallback); the consistent pair has none")
+    func channelDeviationIsCountedByDirection() throws {
+        let root = FlatFieldCLITests.root, fixtures = root + "/fixtures/colorchecker/"
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (ambientCondition, changed) in [("50lux-6500K-on", true), ("50lux-3000K-below", false)] {
+            let pair = dir.appendingPathComponent("50lux-3000K-below+" + ambientCondition)
+            try FileManager.default.createDirectory(at: pair, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixtures + "50lux-3000K-below/flash.tif", toPath: pair.appendingPathComponent("flash.tif").path)
+            try FileManager.default.copyItem(atPath: fixtures + ambientCondition + "/ambient.tif", toPath: pair.appendingPathComponent("ambient.tif").path)
+            let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(pair.path, into: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            let said = r.stderr.split(separator: "\n").filter { $0.contains("the confidence counts the ratio off by") && $0.contains("(× EXIF's; red, green, blue)") }
+            #expect(said.count == (changed ? 1 : 0), "\(ambientCondition): \(r.stderr)")
+            let deviation = ratio["edgeChannelRelativeDeviation"]?.doubles
+            let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
+            let confidence = try #require(report["centerWeightedMeanConfidence"]?.double)
+            if changed {
+                #expect(ratio["ambientColourChangeRelativeError"] == nil, "most edges agree: no colour change is read")
+                let d = try #require(deviation, "\(ratio)")
+                #expect(d.count == 3 && d[0] > 0.3 && d[2] < -0.15, "\(d)")
+                #expect(confidence < 0.8 && report["decision"]?.string == "fallback", "\(confidence)")
+            } else {
+                #expect(deviation == nil && confidence > 0.85, "\(deviation ?? []) \(confidence)")
             }
         }
     }

@@ -231,14 +231,12 @@ public enum FusionPipeline {
         timings.lap("noiseReductionWide")
         let model = options.noiseReduction.model(estimate: D, flash: F, reusing: moved(&storage), scratch: &scratch)
         timings.lap("noiseReduction")
-        // The ratio's uncertainty, per channel where the ambient light's colour is uncertain too.
-        let channelDeltas = ratio.channelRelativeUncertainty
-        let largestDelta = channelDeltas.max()
-        let usable = largestDelta.isFinite && largestDelta > 0
+        // The ratio's uncertainty common to the channels, and each channel's signed deviation where
+        // they read it apart (the ambient light's colour changed, or not every edge is its).
+        let deviation = ratio.ambientColourDeviation.map { SIMD3<Float>($0) } ?? .zero
         var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,
-                                                 exposureRatioUncertainty: Float(largestDelta),
-                                                 exposureRatioChannelWeights: usable
-                                                     ? SIMD3<Float>(channelDeltas / largestDelta) : SIMD3(repeating: 1),
+                                                 exposureRatioUncertainty: Float(ratio.relativeUncertainty),
+                                                 ambientColourDeviation: deviation.replacing(with: 1, where: .!(deviation .== deviation)),
                                                  reusing: consume scratch).confidence
         // No pixel of D has positive luminance: no flash light was measured anywhere, whatever the
         // noise says about the differences (0 = no information, SPEC 2.6).

@@ -231,12 +231,15 @@ public struct FusionReport: Sendable, Codable {
         /// Where the channels disagree beyond their errors, the relative standard uncertainty counted
         /// for it in `relativeUncertainty` (`AmbientRatioEstimate.edgeChannelExcessVariance`); absent where they agree.
         public var edgeChannelRelativeUncertainty: Double?
+        /// There, each channel's signed relative deviation (red, green, blue), which the confidence
+        /// counts by its direction instead (`AmbientRatioEstimate.edgeChannelDeviation`); absent where they agree.
+        public var edgeChannelRelativeDeviation: [Double]?
         /// The share of the profiles that read as illumination edges (`IlluminationEdgeRatio.ThreeChannelProfile.readsAsIlluminationEdge`) whose three channels
         /// agree on the ratio (`AmbientRatioEstimate.edgeChannelAgreement`; absent: too few).
         public var edgeChannelAgreement: Double?
         /// Where that share says the ambient light changed colour between the frames, per channel (red,
-        /// green, blue) the relative error of the subtracted ratio that the confidence counts beside
-        /// `relativeUncertainty` (`AmbientRatioEstimate.ambientColourChangeError`); absent otherwise.
+        /// green, blue) the signed relative error of the subtracted ratio that the confidence counts by
+        /// its direction beside `relativeUncertainty` (`AmbientRatioEstimate.ambientColourChangeError`); absent otherwise.
         public var ambientColourChangeRelativeError: [Double]?
         /// r₀ as the edge profiles along the lines of `readoutAxis` (within one line) and across them
         /// (on the same lines) measure it, the profiles each rests on, and how far apart in their
@@ -270,6 +273,7 @@ public struct FusionReport: Sendable, Codable {
             rowBandRelativeUncertainty = r.rowBandExcessVariance.map { $0.squareRoot() }
             edgeRatioByChannel = r.edgeRatioByChannel.isEmpty ? nil : r.edgeRatioByChannel
             edgeChannelRelativeUncertainty = r.edgeChannelExcessVariance.map { $0.squareRoot() }
+            edgeChannelRelativeDeviation = r.edgeChannelDeviation.map { [$0.x, $0.y, $0.z] }
             edgeChannelAgreement = r.edgeChannelAgreement
             ambientColourChangeRelativeError = r.ambientColourChangeError.map { [$0.x, $0.y, $0.z] }
             edgeRatioAlongLines = r.edgeRatioAlongLines; edgeRatioAcrossLines = r.edgeRatioAcrossLines

@@ -11,10 +11,14 @@
 ///   variances, or the raw noise model where the per-pixel check handed the pixel back);
 /// - the flash guide's pixel noise `ā·δI`, one error shared by the channels;
 /// - the error of an ambient-to-flash exposure ratio known only to a relative
-///   `exposureRatioUncertainty` δ: the subtracted ambient `A = F − D` is off by `δ·A` (by `δ·w_c·A_c`
-///   per channel with `exposureRatioChannelWeights` w, where the ambient light's colour is not known
-///   either: `AmbientRatioEstimate.ambientColourChangeError`). It is what makes bright ambient light
-///   untrustworthy even where the noise is averaged away.
+///   `exposureRatioUncertainty` δ: the subtracted ambient `A = F − D` is off by `δ·A`, one error
+///   common to the channels. It is what makes bright ambient light untrustworthy even where the
+///   noise is averaged away;
+/// - where the channels read the ratio apart (`AmbientRatioEstimate.ambientColourDeviation`: the
+///   ambient light changed colour between the frames, or not every edge is the ambient light's), a
+///   second error `ε_c·A_c` with each channel's signed relative deviation ε: a ratio too high in red
+///   and too low in blue moves the colour, where one error of one sign in every channel mostly moves
+///   the lightness, which the chroma metric leaves out.
 /// Where the frames disagree (local motion, failed registration) `D` has structure the flash frame
 /// does not explain; the model's misfit is part of its variance, so σ grows there too. Where the
 /// per-pixel check rejects the model and hands the pixel its own value back, the disagreement stays
@@ -73,7 +77,7 @@ public enum Confidence {
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],
                                     flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
-                                    exposureRatioChannelWeights: SIMD3<Float> = SIMD3(repeating: 1),
+                                    ambientColourDeviation: SIMD3<Float> = .zero,
                                     recordUncertainty: Bool = false,
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
@@ -101,7 +105,7 @@ public enum Confidence {
             }
         }
         let rowLength = models.map(\.lowWidth).max()!
-        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, channelWeights: exposureRatioChannelWeights,
+        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, colourDeviation: ambientColourDeviation,
                                         flashNoise: flashNoise, ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
@@ -363,9 +367,11 @@ public enum Confidence {
     struct KernelConstants {
         /// Rows of the camera→XYZ matrix divided by the white's X, Y, Z.
         var mx: SIMD3<Float>, my: SIMD3<Float>, mz: SIMD3<Float>
-        /// Relative uncertainty of the exposure ratio, and each channel's share of it (1, 1, 1 but
-        /// where the ambient light's colour is uncertain too).
-        var delta: Float, channelWeights: SIMD3<Float>
+        /// Relative uncertainty of the exposure ratio common to the channels, and each channel's signed
+        /// relative deviation from it (zero where the channels agree), a second error.
+        var delta: Float, colourDeviation: SIMD3<Float>
+        /// Whether `colourDeviation` is not zero: only then does the kernel count it.
+        var deviates: Bool { colourDeviation != .zero }
         /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }
@@ -439,8 +445,12 @@ public enum Confidence {
         @inline(always) func correlated(_ e0: Lanes, _ e1: Lanes, _ e2: Lanes) -> Lanes {
             correlatedChromaError((e0, e1, e2), slopes: (gx, gy, gz), metric: metric, k)
         }
-        let w = k.channelWeights
-        total += (k.delta * k.delta) * correlated((f.0 - d.0) * w.x, (f.1 - d.1) * w.y, (f.2 - d.2) * w.z)
+        let ambient = (f.0 - d.0, f.1 - d.1, f.2 - d.2)
+        total += (k.delta * k.delta) * correlated(ambient.0, ambient.1, ambient.2)
+        if k.deviates {
+            let e = k.colourDeviation
+            total += correlated(ambient.0 * e.x, ambient.1 * e.y, ambient.2 * e.z)
+        }
         total += guideVariance * correlated(r.gain, g.gain, bl.gain)  // (σ_I·ā_c)-errors: σ_I² times the gains' norm
         // A handed-back pixel's disagreement with the model, one error across the channels (a fringe
         // moves chroma as a whole); only vectors with such a pixel pay for it.
@@ -475,13 +485,15 @@ public enum Confidence {
     static func negativeLight(value v: (Lanes, Lanes, Lanes), independent: (Lanes, Lanes, Lanes), gain: (Lanes, Lanes, Lanes),
                               f: (Lanes, Lanes, Lanes), guideVariance: Lanes, slopes: (Lanes, Lanes, Lanes),
                               metric: ChromaDifferenceMetric, _ k: KernelConstants) -> (error: Lanes, noLight: SIMDMask<SIMD8<Int32>>) {
-        let zero = Lanes(repeating: 0), deltas = k.delta * k.channelWeights
-        @inline(always) func variance(_ v: Lanes, _ independent: Lanes, _ gain: Lanes, _ f: Lanes, _ delta: Float) -> Lanes {
+        let zero = Lanes(repeating: 0)
+        // Each channel's relative variance of the subtracted ambient: the common δ² and its deviation ε_c².
+        let relative = k.delta * k.delta + k.colourDeviation * k.colourDeviation
+        @inline(always) func variance(_ v: Lanes, _ independent: Lanes, _ gain: Lanes, _ f: Lanes, _ relative: Float) -> Lanes {
             let a = f - v
-            return independent + (delta * delta) * a * a + gain * gain * guideVariance
+            return independent + relative * a * a + gain * gain * guideVariance
         }
-        let vr = variance(v.0, independent.0, gain.0, f.0, deltas.x), vg = variance(v.1, independent.1, gain.1, f.1, deltas.y),
-            vb = variance(v.2, independent.2, gain.2, f.2, deltas.z)
+        let vr = variance(v.0, independent.0, gain.0, f.0, relative.x), vg = variance(v.1, independent.1, gain.1, f.1, relative.y),
+            vb = variance(v.2, independent.2, gain.2, f.2, relative.z)
         @inline(always) func shortfall(_ v: Lanes, _ variance: Lanes) -> Lanes {
             let e = v + 2 * variance.squareRoot()
             return e.replacing(with: zero, where: e .> zero)
