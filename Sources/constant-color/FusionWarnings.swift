@@ -20,8 +20,12 @@ enum FusionWarnings {
         if k != SIMD3(1, 1, 1) {
             lines.append("warning: ambient shadow edges vanish from the flash frame at different exposure ratios per channel (red ×\(String(format: "%.3f", k.x)), blue ×\(String(format: "%.3f", k.z)) of green's): the two frames' channels are not on one scale — developed with different white balance multipliers or colour matrices? Linear camera RGB from one development is required; the ambient channels were rescaled to the flash frame's, which is right only if the flash frame was developed as the calibration chart was")
         }
-        if let far = result.ambientRatio.edgeRatioBeyondRange {
-            lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
+        // A flash frame darker than its tags predict (the block scales below): where the shadow edges
+        // it lacks say the same (`IlluminationEdgeRatio.vanishedEdges`), that line alone is said.
+        let flashFrameDarker = result.report.flashLight.map { !$0.noFlashLight && $0.ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange } ?? false
+        let vanished = result.ambientRatio.edgeRatioBeyondRange.map { $0 < AmbientRatioEstimate.vanishedEdgeRatio } ?? false
+        if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker) {
+            lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: \(far < 1 ? "the flash frame holds the ambient frame's shadows far weaker (its light dimmed between the frames?), or " : "")the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
         if let excess = result.ambientRatio.rowBandExcessVariance {
             let columns = result.ambientRatio.readoutAxis == .columns
@@ -38,9 +42,8 @@ enum FusionWarnings {
         }
         // Flash light only adds: a flash frame holding less ambient light than its tags predict, beyond
         // the searched range, has tags that are not the captures' (swapped between the frames?). The
-        // shadow edges say so themselves where they are measured (the warning above).
-        if let light = result.report.flashLight, !light.noFlashLight, result.ambientRatio.edgeRatioBeyondRange == nil,
-           light.ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange {
+        // shadow edges say so themselves where they measure a ratio (the warning above).
+        if let light = result.report.flashLight, flashFrameDarker, result.ambientRatio.edgeRatioBeyondRange == nil || vanished {
             lines.append("warning: the flash frame holds \(String(format: "%.2f", light.ambientScale[1]))× the ambient light its exposure tags predict (the scale of the ambient frame that most of each line's blocks show; flash light can only add to it): the frames' exposure tags are far off — swapped between the frames, or of other captures? (--flash-exposure / --ambient-exposure set the true exposures); pixels where the ambient frame's share exceeds the flash frame have confidence 0")
         }
         if let error = result.ambientRatio.ambientColourChangeError, let agreeing = result.ambientRatio.edgeChannelAgreement {

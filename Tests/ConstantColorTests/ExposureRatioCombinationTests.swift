@@ -298,6 +298,52 @@ struct ExposureRatioUncertaintyOptionTests {
         #expect(abs(parted.ratio - 1) < 0.005 && parted.standardError < 0.005)
     }
 
+    /// Shadow edges the flash frame holds far weaker (g near 0.05 in every channel: the ambient light
+    /// in it 20× dimmer than the tags predict) are read as a ratio beyond the range when nothing else
+    /// measured one (`IlluminationEdgeRatio.vanishedEdges`); too few of them, g within
+    /// `plausibleRatios`, g of 0 or borders between materials read nothing.
+    @Test func vanishedShadowEdgesReadAsARatioBelowTheRange() throws {
+        var rng = SplitMix64(seed: 5)
+        func samples(_ g: Double, count: Int) -> [IlluminationEdgeRatio.EdgeProfile] {
+            (0..<count).map { i in
+                let s = 0.01
+                let weights = SIMD3<Double>(repeating: 1 / (s * s))
+                return IlluminationEdgeRatio.EdgeProfile(gs: SIMD3(repeating: g) + s * SIMD3(rng.gaussian(), rng.gaussian(), rng.gaussian()),
+                                                         weights: weights, q: 3.0, misfit: 0, row: i, of: count)
+            }
+        }
+        let dimmed = try #require(IlluminationEdgeRatio.vanishedEdges(samples(0.05, count: 200)))
+        #expect(abs(dimmed.ratio - 0.05) < 0.005 && dimmed.sampleCount == 200, "\(dimmed)")
+        #expect(IlluminationEdgeRatio.vanishedEdges(samples(0.05, count: IlluminationEdgeRatio.minimumSamples - 1)) == nil)
+        #expect(IlluminationEdgeRatio.vanishedEdges(samples(0.3, count: 200)) == nil)
+        // Edges gone entirely (g 0: an object that moved, or a lamp switched off) read nothing.
+        #expect(IlluminationEdgeRatio.vanishedEdges(samples(0, count: 200)) == nil)
+        // Borders between materials (an object that moved) do not count.
+        let borders = samples(0.05, count: 200).map {
+            IlluminationEdgeRatio.EdgeProfile(gs: $0.gs, weights: $0.weights, q: $0.q, misfit: 0, row: $0.row, of: 200, ambientInProportion: false)
+        }
+        #expect(IlluminationEdgeRatio.vanishedEdges(borders) == nil)
+    }
+
+    /// A penumbra under one light changes every channel of the ambient frame in proportion; a border
+    /// between a red and a grey material does not; noise alone (of the stated variance) is no departure.
+    @Test func ambientChannelsChangeInProportionAcrossAShadowOnly() {
+        let n = 11
+        let shading = (0..<n).map { 0.3 * tanh(Double($0 - n / 2) / 2) }  // a penumbra's relative change
+        func relative(_ r: [Double], _ g: [Double], _ b: [Double]) -> [Double] { r + g + b }
+        #expect(IlluminationEdgeRatio.ambientChangesInProportion(relative(shading, shading, shading), variance: .zero))
+        // Red 15 % stronger than green, blue 10 % weaker: within 0.2 of green's change.
+        #expect(IlluminationEdgeRatio.ambientChangesInProportion(relative(shading.map { 1.15 * $0 }, shading, shading.map { 0.9 * $0 }),
+                                                                 variance: .zero))
+        // A red square's border on grey: red up, green and blue down.
+        #expect(!IlluminationEdgeRatio.ambientChangesInProportion(relative(shading, shading.map { -0.6 * $0 }, shading.map { -0.6 * $0 }),
+                                                                  variance: .zero))
+        // The same shadow with noise of standard deviation 0.02 per sample in each channel, stated.
+        var rng = SplitMix64(seed: 3)
+        let noisy = (0..<3).flatMap { _ in shading.map { $0 + 0.02 * rng.gaussian() } }
+        #expect(IlluminationEdgeRatio.ambientChangesInProportion(noisy, variance: SIMD3(repeating: 0.0004)))
+    }
+
     /// Birge's ratio on the edges' error: the profiles' own misfit beyond what their scatter already
     /// counted (known answers), never below 1.
     @Test func misfitInflatesTheEdgesErrorBeyondTheirScatter() {

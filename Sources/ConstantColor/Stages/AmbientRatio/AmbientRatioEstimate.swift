@@ -71,6 +71,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// How far from EXIF's the illumination edges search r₀: ±40 % (real shutter times and gains
     /// are a few per cent off; beyond the range, `edgeRatioBeyondRange`).
     public static let searchedRelativeRange = 0.4
+    /// Below this `edgeRatioBeyondRange` (× EXIF's) comes from shadow edges the flash frame lacks
+    /// (`IlluminationEdgeRatio.vanishedEdges`): the lower end of `IlluminationEdgeRatio.plausibleRatios`.
+    public static let vanishedEdgeRatio = IlluminationEdgeRatio.plausibleRatios.lowerBound
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the

@@ -47,12 +47,17 @@ enum IlluminationEdgeRatio {
     struct EdgeProfile {
         let gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, t: Double
         var alongLine = true
+        /// Whether the ambient frame's three channels change in proportion along the profile
+        /// (`ambientChangesInProportion`), as across the edge of one light's shadow on one material.
+        var ambientInProportion = true
         /// The channels' inverse-variance mean, its standard error and the number of channels measured.
         let g: Double, sigma: Double, channelCount: Int
 
         /// A profile centred on `row` of `rowCount` rows.
-        init(gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, of rowCount: Int, alongLine: Bool = true) {
+        init(gs: SIMD3<Double>, weights: SIMD3<Double>, q: Double, misfit: Double, row: Int, of rowCount: Int, alongLine: Bool = true,
+             ambientInProportion: Bool = true) {
             self.gs = gs; self.weights = weights; self.q = q; self.misfit = misfit; self.alongLine = alongLine
+            self.ambientInProportion = ambientInProportion
             self.row = row; t = (Double(row) + 0.5) / Double(rowCount)
             var sw = 0.0, swg = 0.0, count = 0
             for c in 0..<3 where weights[c] > 0 { sw += weights[c]; swg += weights[c] * gs[c]; count += 1 }
@@ -224,6 +229,62 @@ enum IlluminationEdgeRatio {
     /// `sampleCount` the profiles beyond the range.
     struct BeyondRange: Equatable { var ratio: Double, sampleCount: Int }
 
+    /// Whether the ambient frame's channels change in proportion along a profile: red's and blue's
+    /// relative change (`relative`: three channels' detrended A over A at the centre, one after the
+    /// other; `variance`: each one's noise variance) follow green's within `ambientProportionTolerance`
+    /// of green's change, after the noise's expected share (n − 2 degrees of freedom per channel and
+    /// pair) is taken off. Across one light's shadow on one material every channel is the lit value
+    /// times one shading; across a border between materials (an object that moved between the
+    /// frames) the channels change by their own reflectances' ratios.
+    static func ambientChangesInProportion(_ relative: [Double], variance: SIMD3<Double>) -> Bool {
+        let n = relative.count / 3
+        var green = 0.0, mismatch = 0.0
+        for k in 0..<n {
+            let gk = relative[n + k]
+            green += gk * gk
+            mismatch += (relative[k] - gk) * (relative[k] - gk) + (relative[2 * n + k] - gk) * (relative[2 * n + k] - gk)
+        }
+        mismatch -= Double(n - 2) * (variance.x + variance.z + 2 * variance.y)
+        return mismatch < ambientProportionTolerance * ambientProportionTolerance * 2 * green
+    }
+
+    /// How far red's and blue's relative change along a profile may depart from green's, as a share
+    /// of green's (RMS over the profile): 0.2. A moved red square's border on a grey ground departs
+    /// by more than its whole change; a shadow's penumbra under one light by its blur and noise.
+    static let ambientProportionTolerance = 0.2
+
+    /// Where no profile measured r₀ within `plausibleRatios` but at least `minimumSamples` read as
+    /// illumination edges with g below them, and their robust location lies below the searched range
+    /// and above `dimmedRatios`' lower end by more than three standard errors: the flash frame holds
+    /// the ambient frame's shadow edges far weaker, so the ambient light in it is far dimmer than
+    /// the tags predict (a lamp dimmed between the frames, or a tag far off), and that location is
+    /// `BeyondRange`'s ratio.
+    /// g near 0 is left out of `plausibleRatios` because an object that moved leaves such edges: here
+    /// only profiles whose ambient channels change in proportion count (`ambientInProportion`: a
+    /// shadow's edge, not a border between chromatic materials), their g must be above 0 beyond
+    /// doubt (`dimmedRatios`), and where the scene has other edges they measure r₀ and this reads
+    /// nothing. Not read, so: a lamp switched off (or dimmed by more than six stops) between the
+    /// frames where nothing else measures the ratio. A 10 lux flash frame beside a
+    /// 200 lux ambient frame of the committed conditions measured nothing and took EXIF's ratio, 20×
+    /// too large, at ±4 %: 11 ΔE00 off, patches 8–27 ΔE00 off in chroma at confidence 0.8.
+    static func vanishedEdges(_ explained: [EdgeProfile]) -> BeyondRange? {
+        let vanished = explained.filter {
+            $0.ambientInProportion && readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && $0.g < plausibleRatios.lowerBound
+        }
+        guard vanished.count >= minimumSamples, let l = robustLocation(vanished.map { ($0.g, $0.sigma) }),
+              l.centre + 3 * l.standardError < range.lowerBound, l.centre - 3 * l.standardError > dimmedRatios.lowerBound
+        else { return nil }
+        return BeyondRange(ratio: l.centre, sampleCount: vanished.count)
+    }
+
+    /// The ratios (× EXIF's) `vanishedEdges` reads as the ambient light dimmed: from six stops below
+    /// EXIF's. Edges that vanish entirely (g near 0) are what an object that moved leaves — a large
+    /// square sliding over the chart's neutral row in a scene without shadows read 0.0002–0.003 on
+    /// 270 profiles whose ambient channels change in proportion — and what a lamp switched off
+    /// leaves: the two are not told apart, and nothing is read. A positive g at every such edge
+    /// says the flash frame holds the ambient frame's shadows, weaker: the same light, dimmed.
+    static let dimmedRatios = (1.0 / 64)...0.25
+
     /// The r₀ that `BeyondRange` considers: EXIF overstating the ambient light's share by at most
     /// two stops (g near 0 is an edge the ambient frame has and the flash frame lacks: an object
     /// that moved), understating it by up to ten stops (a review typed the ambient ISO as 1000 for
@@ -323,6 +384,8 @@ enum IlluminationEdgeRatio {
         // border is interpolated.
         let reach = 5, margin = reach + 2
         var fp = [Double](repeating: 0, count: 2 * reach + 1), ap = fp
+        // Each channel's detrended A along the profile over A at its centre, and that ratio's noise variance.
+        var relativeAmbient = [Double](repeating: 0, count: 3 * (2 * reach + 1)), relativeAmbientVariance = SIMD3<Double>()
         let curvature = FlashCurvature.measure(p, fPrime: fPrime, reach: reach)
         let meanSquare = Double(reach * (reach + 1)) / 3
         for y in margin..<max(margin, h - margin) {
@@ -350,6 +413,9 @@ enum IlluminationEdgeRatio {
                         fp[k + reach] = f[j + k * stride] - bend * (Double(k * k) - meanSquare)
                     }
                     Self.detrended(&ap); Self.detrended(&fp)
+                    // A's relative change along the profile and its noise (`ambientChangesInProportion`).
+                    for k in ap.indices { relativeAmbient[c * ap.count + k] = ap[k] / a[j] }
+                    relativeAmbientVariance[c] = p.ambientChannelVariance[c][j] / (a[j] * a[j])
                     guard let fit = Self.channelFit(flash: fp, ambient: ap, flashVariance: p.flashChannelVariance[c][j],
                                                     ambientVariance: p.ambientChannelVariance[c][j], level: a[j]) else { continue }
                     gs[c] = fit.g; ws[c] = 1 / (fit.sigma * fit.sigma); used += 1
@@ -368,7 +434,9 @@ enum IlluminationEdgeRatio {
                                                             bend: bends, alongLine: horizontal))
                 }
                 guard chi < Self.channelAgreementLimit(channels: used) else { continue }
-                let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h, alongLine: horizontal)
+                let inProportion = used == 3 && Self.ambientChangesInProportion(relativeAmbient, variance: relativeAmbientVariance)
+                let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h, alongLine: horizontal,
+                                          ambientInProportion: inProportion)
                 if range.contains(profile.g) { candidates.append(profile) } else { beyond.append(profile) }
             }
         }
@@ -472,6 +540,7 @@ enum IlluminationEdgeRatio {
            min(abs(l.centre - range.lowerBound), abs(l.centre - range.upperBound)) > 3 * l.standardError {
             beyondRange = BeyondRange(ratio: l.centre, sampleCount: beyondCount)
         }
+        if result == nil && beyondRange == nil { beyondRange = vanishedEdges(explained + explainedBeyond) }
         return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale, coarseChannelScale: coarseChannelScale,
                            channelAgreement: channelAgreement, misfitScale: misfitScale)
     }
