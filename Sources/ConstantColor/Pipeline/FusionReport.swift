@@ -231,8 +231,9 @@ public struct FusionReport: Sendable, Codable {
         /// Where the channels disagree beyond their errors, the relative standard uncertainty counted
         /// for it in `relativeUncertainty` (`AmbientRatioEstimate.edgeChannelExcessVariance`); absent where they agree.
         public var edgeChannelRelativeUncertainty: Double?
-        /// There, each channel's signed relative deviation (red, green, blue), which the confidence
-        /// counts by its direction instead (`AmbientRatioEstimate.edgeChannelDeviation`); absent where they agree.
+        /// There, each channel's signed relative deviation (red, green, blue) from the channels' mean
+        /// beyond 3 %, which the confidence counts by its direction as well
+        /// (`AmbientRatioEstimate.edgeChannelDeviation`); absent where there is none.
         public var edgeChannelRelativeDeviation: [Double]?
         /// The share of the profiles that read as illumination edges (`IlluminationEdgeRatio.ThreeChannelProfile.readsAsIlluminationEdge`) whose three channels
         /// agree on the ratio (`AmbientRatioEstimate.edgeChannelAgreement`; absent: too few).

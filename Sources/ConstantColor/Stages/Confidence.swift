@@ -106,7 +106,7 @@ public enum Confidence {
         }
         let rowLength = models.map(\.lowWidth).max()!
         let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, colourDeviation: ambientColourDeviation,
-                                        flashNoise: flashNoise, ambientNoise: ambientNoise)
+                                        deviates: ambientColourDeviation != .zero, flashNoise: flashNoise, ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
@@ -370,8 +370,9 @@ public enum Confidence {
         /// Relative uncertainty of the exposure ratio common to the channels, and each channel's signed
         /// relative deviation from it (zero where the channels agree), a second error.
         var delta: Float, colourDeviation: SIMD3<Float>
-        /// Whether `colourDeviation` is not zero: only then does the kernel count it.
-        var deviates: Bool { colourDeviation != .zero }
+        /// Whether `colourDeviation` is not zero: only then does the kernel count it (set once, not
+        /// compared per vector).
+        var deviates: Bool
         /// Noise of the two frames (`D`'s variance; the flash's is also the guide's).
         var flashNoise: FrameNoise, ambientNoise: FrameNoise
     }

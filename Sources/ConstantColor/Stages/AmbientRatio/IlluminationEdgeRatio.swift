@@ -254,36 +254,37 @@ enum IlluminationEdgeRatio {
     static let ambientProportionTolerance = 0.2
 
     /// Where no profile measured r₀ within `plausibleRatios` but at least `minimumSamples` read as
-    /// illumination edges with g below them, and their robust location lies below the searched range
-    /// and above `dimmedRatios`' lower end by more than three standard errors: the flash frame holds
+    /// illumination edges with g below them, and their robust location lies above `dimmestRatio` by
+    /// more than three standard errors: the flash frame holds
     /// the ambient frame's shadow edges far weaker, so the ambient light in it is far dimmer than
     /// the tags predict (a lamp dimmed between the frames, or a tag far off), and that location is
     /// `BeyondRange`'s ratio.
     /// g near 0 is left out of `plausibleRatios` because an object that moved leaves such edges: here
     /// only profiles whose ambient channels change in proportion count (`ambientInProportion`: a
     /// shadow's edge, not a border between chromatic materials), their g must be above 0 beyond
-    /// doubt (`dimmedRatios`), and where the scene has other edges they measure r₀ and this reads
+    /// doubt (`dimmestRatio`), and where the scene has other edges they measure r₀ and this reads
     /// nothing. Not read, so: a lamp switched off (or dimmed by more than six stops) between the
     /// frames where nothing else measures the ratio. A 10 lux flash frame beside a
     /// 200 lux ambient frame of the committed conditions measured nothing and took EXIF's ratio, 20×
-    /// too large, at ±4 %: 11 ΔE00 off, patches 8–27 ΔE00 off in chroma at confidence 0.8.
+    /// too large, at ±4 %: 11 ΔE00 off, patches up to 28 ΔE00 off in chroma, two of them 3.7 and 6.0 at
+    /// confidence 0.82–0.84.
     static func vanishedEdges(_ explained: [EdgeProfile]) -> BeyondRange? {
         let vanished = explained.filter {
             $0.ambientInProportion && readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && $0.g < plausibleRatios.lowerBound
         }
         guard vanished.count >= minimumSamples, let l = robustLocation(vanished.map { ($0.g, $0.sigma) }),
-              l.centre + 3 * l.standardError < range.lowerBound, l.centre - 3 * l.standardError > dimmedRatios.lowerBound
+              l.centre - 3 * l.standardError > dimmestRatio
         else { return nil }
         return BeyondRange(ratio: l.centre, sampleCount: vanished.count)
     }
 
-    /// The ratios (× EXIF's) `vanishedEdges` reads as the ambient light dimmed: from six stops below
-    /// EXIF's. Edges that vanish entirely (g near 0) are what an object that moved leaves — a large
+    /// The least ratio (× EXIF's) `vanishedEdges` reads as the ambient light dimmed: six stops below
+    /// EXIF's (its profiles lie below two, `plausibleRatios`). Edges that vanish entirely (g near 0) are what an object that moved leaves — a large
     /// square sliding over the chart's neutral row in a scene without shadows read 0.0002–0.003 on
     /// 270 profiles whose ambient channels change in proportion — and what a lamp switched off
     /// leaves: the two are not told apart, and nothing is read. A positive g at every such edge
     /// says the flash frame holds the ambient frame's shadows, weaker: the same light, dimmed.
-    static let dimmedRatios = (1.0 / 64)...0.25
+    static let dimmestRatio = 1.0 / 64
 
     /// The r₀ that `BeyondRange` considers: EXIF overstating the ambient light's share by at most
     /// two stops (g near 0 is an edge the ambient frame has and the flash frame lacks: an object
