@@ -1203,6 +1203,33 @@ struct FuseCLITests {
         #expect(confidence < 0.3, "\(confidence)")
     }
 
+    /// The same dimming rendered at 600 × 400 (5000 K at 3 lux in the flash frame, 200 lux in the
+    /// ambient frame, one seed): here the first measurement reads the dimmed lamp, and a banding refit
+    /// from its ratio let a few edges measure one within the range, so the reading was lost
+    /// (`constantColor` at 0.85 with a quarter of the confident pixels wrong, a review's pair).
+    @Test("a lamp dimmed between the frames is not lost to a banding refitted from its ratio")
+    func dimmedLampSurvivesTheBandingRefit() throws {
+        let dir = try FlatFieldCLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (folder, lux) in [("dim", 3), ("bright", 200)] {
+            let render = try CLI.run(["synth", "--light", "planckian:5000@\(lux)", "--seed", "1",
+                                      "--camera", "camera-nikon-5100-npl.json", "--flash", "flash-phosphor-led-yag.json",
+                                      "--spectra", FlatFieldCLITests.spectra, "--out", dir.appendingPathComponent(folder).path])
+            #expect(render.status == 0, "\(render.stderr)")
+        }
+        let pair = dir.appendingPathComponent("pair")
+        try FileManager.default.createDirectory(at: pair, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("dim/flash.tif"), to: pair.appendingPathComponent("flash.tif"))
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("bright/ambient.tif"), to: pair.appendingPathComponent("ambient.tif"))
+        let (r, ratio) = try Self.fuseWithSyntheticNikonProfiles(pair.path, into: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let far = try #require(ratio["edgeRatioBeyondRange"]?.double, "\(ratio)")
+        #expect(far < 0.25, "\(far)")
+        let report = try JSONValue.read(path: dir.appendingPathComponent("r.json").path).object ?? [:]
+        let confidence = try #require(report["centerWeightedMeanConfidence"]?.double)
+        #expect(confidence < 0.5 && report["decision"]?.string == "fallback", "\(confidence)")
+    }
+
     /// The ambient light changed colour between the frames while most edges still vanish at one
     /// ratio: the committed 50 lux 3000 K condition's flash frame beside the 50 lux 6500 K one's
     /// ambient frame, 84 % of the edges agreeing. The channels read the ratio at 1.35, 0.81, 0.62 ×
