@@ -2,7 +2,8 @@ import Testing
 @testable import ConstantColor
 
 /// The guided model's geometry: its evaluation at full resolution (`interpolateRow`, whose vector
-/// paths must equal bilinear interpolation through `GuidedModel.taps`) and its halving onto blocks
+/// paths must equal bilinear interpolation through `GuidedModel.taps`, and `interpolateColumns`,
+/// which must give the same bytes piece by piece) and its halving onto blocks
 /// twice as large (`halved`, how the wide models are kept).
 @Suite("Guided model: row interpolation and halving")
 struct GuidedModelTests {
@@ -74,6 +75,57 @@ struct GuidedModelTests {
                         #expect(abs(g - e) <= 2e-5 * max(200, abs(e)), "s\(subsampling) w\(w) y\(y) plane \(j) x\(x): \(g) vs \(e)")
                     }
                 }
+            }
+        }
+    }
+
+    @Test("columns written piece by piece, left to right, with gaps, each piece from where the last one's writing ended (as the confidence pass asks for the wide models' coefficients), are the whole row's bytes, and the returned end covers the piece",
+          arguments: [2, 4, 3])
+    func columnsInPieces(subsampling: Int) {
+        var rng = SplitMix(seed: UInt64(7 * subsampling))
+        for (i, w) in [5, 23, 37, 64, 101, 257].enumerated() {
+            let m = Self.randomModel(width: w, height: 9, subsampling: subsampling, seed: UInt64(300 * subsampling + i))
+            let stride = w + 16
+            var x0 = [Int](), x1 = [Int](), t = [Float]()
+            for x in 0..<w {
+                let (a, b, f) = GuidedModel.taps(x, subsampling: subsampling, count: m.lowWidth)
+                x0.append(a); x1.append(b); t.append(f)
+            }
+            var row = [Float](repeating: .nan, count: GuidedModel.evaluatedPlaneCount * m.lowWidth)
+            var whole = [Float](repeating: .nan, count: 10 * stride), pieces = whole
+            var requested = [Bool](repeating: false, count: w)
+            m.planes.withUnsafeBufferPointer { p in
+            x0.withUnsafeBufferPointer { x0 in
+            x1.withUnsafeBufferPointer { x1 in
+            t.withUnsafeBufferPointer { t in
+            row.withUnsafeMutableBufferPointer { r in
+            whole.withUnsafeMutableBufferPointer { wholeOut in
+            pieces.withUnsafeMutableBufferPointer { pieceOut in
+                let taps = (x0.baseAddress!, x1.baseAddress!, t.baseAddress!)
+                m.verticalRow(5, into: r.baseAddress!, planes: p.baseAddress!)
+                let end = m.interpolateColumns(0..<w, row: r.baseAddress!, taps: taps, into: wholeOut.baseAddress!, stride: stride)
+                #expect(end == w)
+                var written = 0, x = 0
+                while x < w {
+                    let length = 1 + Int(rng.uniform() * 20)
+                    let start = max(x, written), end = min(w, x + length)
+                    if start < end {
+                        let piece = start..<end
+                        let next = m.interpolateColumns(piece, row: r.baseAddress!, taps: taps, into: pieceOut.baseAddress!, stride: stride)
+                        #expect(next >= piece.upperBound && next <= w, "w\(w) \(piece): end \(next)")
+                        for c in piece { requested[c] = true }
+                        written = next
+                    }
+                    x += length + (rng.uniform() < 0.3 ? Int(rng.uniform() * 40) : 0)  // a gap now and then
+                }
+            }}}}}}}
+            for j in 0..<10 {
+                for x in 0..<w where requested[x] {
+                    #expect(pieces[j * stride + x].bitPattern == whole[j * stride + x].bitPattern,
+                            "s\(subsampling) w\(w) plane \(j) x\(x): \(pieces[j * stride + x]) vs \(whole[j * stride + x])")
+                }
+                let untouched = pieces[(j * stride + w)..<((j + 1) * stride)].allSatisfy { $0.isNaN }
+                #expect(untouched, "w\(w) plane \(j): written past the row")
             }
         }
     }

@@ -127,7 +127,9 @@ public enum Confidence {
                 // overlap factor (10 rows of w, padded to a multiple of the vector width) and the
                 // dilated invalid mask.
                 let padded = (w + Lanes.scalarCount - 1) / Lanes.scalarCount * Lanes.scalarCount
-                let row = UnsafeMutablePointer<Float>.allocate(capacity: GuidedModel.evaluatedPlaneCount * rowLength)
+                // Each model's vertically interpolated row (the wide ones' are read later, piece by piece).
+                let rowPlanes = GuidedModel.evaluatedPlaneCount * rowLength
+                let row = UnsafeMutablePointer<Float>.allocate(capacity: (1 + wideCount) * rowPlanes)
                 // (The wide models' ten rows each, if any, follow the model's.)
                 let coefficientRows = 10 * (1 + wideCount)
                 let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: coefficientRows * padded)
@@ -141,12 +143,12 @@ public enum Confidence {
                     row.deallocate(); coefficients.deallocate(); invalid.deallocate(); columnFlags.deallocate()
                     tailIn.deallocate()
                 }
+                @inline(__always) func taps(_ m: Int) -> (UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Float>) {
+                    (x0.baseAddress! + m * w, x1.baseAddress! + m * w, tx.baseAddress! + m * w)
+                }
                 for y in rows {
-                    for (m, planes) in modelPlanes.enumerated() {
-                        models[m].interpolateRow(y, planes: planes.baseAddress!,
-                                                 taps: (x0.baseAddress! + m * w, x1.baseAddress! + m * w, tx.baseAddress! + m * w),
-                                                 row: row, into: coefficients + 10 * m * padded, stride: padded)
-                    }
+                    models[0].interpolateRow(y, planes: modelPlanes[0].baseAddress!, taps: taps(0), row: row,
+                                             into: coefficients, stride: padded)
                     // Clipped or no ambient sample within one pixel: no information.
                     // (The 3×3 OR as a vertical OR of three rows, then a horizontal one of three columns;
                     // through shifted pointers, so that the loops have no index arithmetic to check.)
@@ -164,8 +166,25 @@ public enum Confidence {
                                                 independent: record ? (vOut.base + yRow, vOut.base + n + yRow, vOut.base + 2 * n + yRow) : nil,
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
+                    // The wide models' coefficients only where a pixel is unsure (`processRow` asks, left
+                    // to right): on a well-exposed frame few are (on the bench pair this takes 4 % off
+                    // the pass). The wide models' rows are interpolated vertically at the first request.
+                    var wideRowsReady = false
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
-                               wideCount: wideCount, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
+                               wideCount: wideCount, prepareWide: { pixels in
+                        if !wideRowsReady {
+                            for m in 1..<models.count {
+                                models[m].verticalRow(y, into: row + m * rowPlanes, planes: modelPlanes[m].baseAddress!)
+                            }
+                            wideRowsReady = true
+                        }
+                        var written = w
+                        for m in 1..<models.count {
+                            written = min(written, models[m].interpolateColumns(pixels, row: row + m * rowPlanes, taps: taps(m),
+                                                                                into: coefficients + 10 * m * padded, stride: padded))
+                        }
+                        return written
+                    }, invalid: invalid, outputs: rowOutputs, constants, tail: tailIn)
                 }
             }
         }}}}}}}}}}
@@ -194,21 +213,27 @@ public enum Confidence {
     /// read and write the row in place; the partial vector at the row's end goes through `tail`
     /// (scratch for six input and ten output vectors). `coefficients` holds the row's ten
     /// interpolated model planes (ā, b̄, sd per channel, the overlap factor) `stride` apart and the
-    /// `wideCount` wide models' ten each after them (from `coefficients + 10·stride`); only the wide
-    /// windows' kernels are a call (`wideSupport`).
+    /// `wideCount` wide models' ten each after them (from `coefficients + 10·stride`), which
+    /// `prepareWide` writes on request: given columns from where the last request's writing ended,
+    /// it returns where this one's ends (`GuidedModel.interpolateColumns`). Only the wide windows'
+    /// kernels are a call (`wideSupport`).
     static func processRow(width w: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
-                           coefficients: UnsafePointer<Float>, stride padded: Int, wideCount: Int, invalid: UnsafePointer<Float>,
+                           coefficients: UnsafePointer<Float>, stride padded: Int, wideCount: Int,
+                           prepareWide: (Range<Int>) -> Int, invalid: UnsafePointer<Float>,
                            outputs: RowOutputs, _ constants: KernelConstants,
                            tail tailIn: UnsafeMutablePointer<Float>) {
         let d = outputs.value
         let lanes = Lanes.scalarCount
+        // The wide coefficients are written up to here; requested `widePiece` columns at a time.
+        var wideEnd = 0
+        let widePiece = 64
         @inline(always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes { Self.lanes(at: p + x) }
         @inline(always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>, _ x: Int) {
             let q = p + x
             q[0] = v[0]; q[1] = v[1]; q[2] = v[2]; q[3] = v[3]; q[4] = v[4]; q[5] = v[5]; q[6] = v[6]; q[7] = v[7]
         }
         // One vector at `x` of the given rows (the row itself, or the tail scratch at 0).
-        @inline(always) func vector(_ x: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
+        @inline(always) func vector(_ x: Int, column: Int, flash f: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
                                     value d: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
                                     coefficients c: UnsafePointer<Float>, invalid: UnsafePointer<Float>,
                                     confidence: UnsafeMutablePointer<Float>,
@@ -221,6 +246,9 @@ public enum Confidence {
             // vectors with a pixel short of `wideSupportSkipConfidence` try them, in a call of their own.
             // (Invalid pixels, and the padding past the row's end, have confidence 0 either way.)
             if wideCount > 0 && ((r.confidence .< Self.wideSupportSkipConfidence) .& (invalidV .== 0)).anyLane {
+                if column + lanes > wideEnd {
+                    wideEnd = prepareWide(max(column, wideEnd)..<min(w, column + widePiece))
+                }
                 r = wideSupport(r, f: fv, d: dv, coefficients: c + 10 * padded, count: wideCount, stride: padded, at: x,
                                 invalid: invalidV, constants)
             }
@@ -236,7 +264,7 @@ public enum Confidence {
         let full = w / lanes * lanes
         var x = 0
         while x < full {
-            vector(x, flash: f, value: d, coefficients: coefficients, invalid: invalid, confidence: outputs.confidence,
+            vector(x, column: x, flash: f, value: d, coefficients: coefficients, invalid: invalid, confidence: outputs.confidence,
                    independent: outputs.independent, guideGain: outputs.guideGain)
             x += lanes
         }
@@ -252,7 +280,7 @@ public enum Confidence {
             slot(2)[k] = inside ? f.2[full + k] : 0; slot(3)[k] = inside ? d.0[full + k] : 0
             slot(4)[k] = inside ? d.1[full + k] : 0; slot(5)[k] = inside ? d.2[full + k] : 0
         }
-        vector(0, flash: (UnsafePointer(slot(0)), UnsafePointer(slot(1)), UnsafePointer(slot(2))),
+        vector(0, column: full, flash: (UnsafePointer(slot(0)), UnsafePointer(slot(1)), UnsafePointer(slot(2))),
                value: (slot(3), slot(4), slot(5)), coefficients: coefficients + full, invalid: invalid + full,
                confidence: slot(6), independent: (slot(7), slot(8), slot(9)), guideGain: (slot(10), slot(11), slot(12)))
         for k in 0..<count {

@@ -404,64 +404,85 @@ public struct GuidedModel: Sendable {
 
     /// Row `y` of the ten coefficients at full resolution into `coefficients` (rows `stride` ≥ `width`
     /// apart: ā, b̄, sd per channel, the overlap factor) from `planes` (this model's): vertical
-    /// interpolation into `row` (`evaluatedPlaneCount × lowWidth` of scratch), then horizontal
-    /// interpolation (`taps`: `taps(x, …)` of every column) and normalization by the interpolated
-    /// weight. With 2×2 blocks, pixel 2k takes ¼ of sample k−1 and ¾ of k, pixel 2k+1 ¾ of k and ¼
-    /// of k+1: sixteen pixels from three shifted loads of eight samples. With 4×4 blocks (the halved
-    /// wide models), pixels 4k…4k+3 take ⅜, ⅛, 0, 0 of sample k−1, ⅝, ⅞, ⅞, ⅝ of k and 0, 0, ⅛, ⅜
-    /// of k+1: sixteen pixels from three loads of four. Other block sizes go pixel by pixel.
+    /// interpolation into `row` (`evaluatedPlaneCount × lowWidth` of scratch, `verticalRow`), then
+    /// horizontal interpolation of every column (`interpolateColumns`).
     func interpolateRow(_ y: Int, planes: UnsafePointer<Float>,
                         taps: (x0: UnsafePointer<Int>, x1: UnsafePointer<Int>, t: UnsafePointer<Float>),
                         row: UnsafeMutablePointer<Float>, into coefficients: UnsafeMutablePointer<Float>, stride padded: Int) {
-        let lw = lowWidth, w = width
         verticalRow(y, into: row, planes: planes)
-        // Sixteen pixels a step, from sample 1 while the loads stay in the row.
-        let step = 16 / max(1, subsampling), kEnd = 1 + (lw - 2) / step * step
-        /// The vector loop over `interpolated(plane, k)` (the sixteen pixels from sample k on); returns
-        /// the pixels it covered.
-        @inline(__always) func vectorLoop(_ interpolated: (Int, Int) -> SIMD16<Float>) -> Range<Int> {
-            for k in stride(from: 1, to: kEnd, by: step) {
+        _ = interpolateColumns(0..<width, row: row, taps: taps, into: coefficients, stride: padded)
+    }
+
+    /// Columns `pixels` of the ten coefficients (as `interpolateRow`) from a row that `verticalRow`
+    /// interpolated vertically: horizontal interpolation (`taps`: `taps(x, …)` of every column) and
+    /// normalization by the interpolated weight. With 2×2 blocks, pixel 2k takes ¼ of sample k−1
+    /// and ¾ of k, pixel 2k+1 ¾ of k and ¼ of k+1: sixteen pixels from three shifted loads of eight
+    /// samples. With 4×4 blocks (the halved wide models), pixels 4k…4k+3 take ⅜, ⅛, 0, 0 of sample
+    /// k−1, ⅝, ⅞, ⅞, ⅝ of k and 0, 0, ⅛, ⅜ of k+1: sixteen pixels from three loads of four. Other
+    /// block sizes, and the row's ends, go pixel by pixel. The vector loop's groups of sixteen
+    /// pixels that meet `pixels` are written whole, so a pixel's value does not depend on how the
+    /// row is cut into pieces. Returns the end of the columns written from `pixels.lowerBound` on
+    /// (at least `pixels.upperBound`): a caller going left to right (the confidence pass, which
+    /// evaluates the wide models only where a pixel is unsure) continues from there.
+    func interpolateColumns(_ pixels: Range<Int>, row: UnsafePointer<Float>,
+                            taps: (x0: UnsafePointer<Int>, x1: UnsafePointer<Int>, t: UnsafePointer<Float>),
+                            into coefficients: UnsafeMutablePointer<Float>, stride padded: Int) -> Int {
+        let lw = lowWidth, s = subsampling
+        let pixels = pixels.clamped(to: 0..<width)
+        // Sixteen pixels a step, from sample 1 while the loads stay in the row: group g is pixels
+        // s + 16g ..< s + 16(g + 1), from sample k = 1 + g·step.
+        let step = 16 / max(1, s), kEnd = 1 + (lw - 2) / step * step
+        let vectorized = (s == 2 || s == 4) && lw >= 2 + step
+        let covered = vectorized ? s..<(s * kEnd) : 0..<0
+        /// The vector loop over `interpolated(plane, k)` (the sixteen pixels from sample k on) for groups `groups`.
+        @inline(__always) func vectorLoop(_ groups: Range<Int>, _ interpolated: (Int, Int) -> SIMD16<Float>) {
+            for g in groups {
+                let k = 1 + g * step
                 let inverseWeight = 1 / interpolated(9, k)
                 @inline(__always) func put(_ v: SIMD16<Float>, _ j: Int) {
-                    UnsafeMutableRawPointer(coefficients + j * padded + subsampling * k).storeBytes(of: v, as: SIMD16<Float>.self)
+                    UnsafeMutableRawPointer(coefficients + j * padded + s * k).storeBytes(of: v, as: SIMD16<Float>.self)
                 }
                 for j in 0..<9 { put(interpolated(j, k) * inverseWeight, j) }
                 put(interpolated(10, k), 9)
             }
-            return subsampling..<(subsampling * kEnd)
         }
-        var vectorPixels = 0..<0
-        if subsampling == 2 && lw >= 2 + step {
-            vectorPixels = vectorLoop { j, k in
-                let p = UnsafeRawPointer(row + j * lw + k)
-                let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
-                let at = p.loadUnaligned(as: SIMD8<Float>.self)
-                let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
-                var v = SIMD16<Float>()
-                v.evenHalf = 0.25 * before + 0.75 * at
-                v.oddHalf = 0.75 * at + 0.25 * after
-                return v
-            }
-        } else if subsampling == 4 && lw >= 2 + step {
-            vectorPixels = vectorLoop { j, k in
-                let p = UnsafeRawPointer(row + j * lw + k)
-                let before = p.advanced(by: -4).loadUnaligned(as: SIMD4<Float>.self)
-                let at = p.loadUnaligned(as: SIMD4<Float>.self)
-                let after = p.advanced(by: 4).loadUnaligned(as: SIMD4<Float>.self)
-                // Pixel 4i + q from lane i of the q-th vector: interleaved in two steps.
-                var even = SIMD8<Float>(), odd = SIMD8<Float>(), v = SIMD16<Float>()
-                even.evenHalf = 0.375 * before + 0.625 * at
-                even.oddHalf = 0.875 * at + 0.125 * after
-                odd.evenHalf = 0.125 * before + 0.875 * at
-                odd.oddHalf = 0.625 * at + 0.375 * after
-                v.evenHalf = even
-                v.oddHalf = odd
-                return v
+        var written = pixels.upperBound
+        let inside = pixels.clamped(to: covered)
+        if !inside.isEmpty {
+            let groups = ((inside.lowerBound - s) / 16)..<((inside.upperBound - s + 15) / 16)
+            written = max(written, s + 16 * groups.upperBound)
+            if s == 2 {
+                vectorLoop(groups) { j, k in
+                    let p = UnsafeRawPointer(row + j * lw + k)
+                    let before = p.advanced(by: -4).loadUnaligned(as: SIMD8<Float>.self)
+                    let at = p.loadUnaligned(as: SIMD8<Float>.self)
+                    let after = p.advanced(by: 4).loadUnaligned(as: SIMD8<Float>.self)
+                    var v = SIMD16<Float>()
+                    v.evenHalf = 0.25 * before + 0.75 * at
+                    v.oddHalf = 0.75 * at + 0.25 * after
+                    return v
+                }
+            } else {
+                vectorLoop(groups) { j, k in
+                    let p = UnsafeRawPointer(row + j * lw + k)
+                    let before = p.advanced(by: -4).loadUnaligned(as: SIMD4<Float>.self)
+                    let at = p.loadUnaligned(as: SIMD4<Float>.self)
+                    let after = p.advanced(by: 4).loadUnaligned(as: SIMD4<Float>.self)
+                    // Pixel 4i + q from lane i of the q-th vector: interleaved in two steps.
+                    var even = SIMD8<Float>(), odd = SIMD8<Float>(), v = SIMD16<Float>()
+                    even.evenHalf = 0.375 * before + 0.625 * at
+                    even.oddHalf = 0.875 * at + 0.125 * after
+                    odd.evenHalf = 0.125 * before + 0.875 * at
+                    odd.oddHalf = 0.625 * at + 0.375 * after
+                    v.evenHalf = even
+                    v.oddHalf = odd
+                    return v
+                }
             }
         }
-        // The pixels the vector loop did not cover (the row's ends, or all of it).
-        @inline(__always) func scalarPixels(_ pixels: Range<Int>) {
-            for x in pixels {
+        // The pixels the vector loop does not cover (the row's ends, or all of it).
+        @inline(__always) func scalarPixels(_ range: Range<Int>) {
+            for x in range {
                 let l0 = taps.x0[x], l1 = taps.x1[x], t = taps.t[x]
                 @inline(__always) func sample(_ j: Int) -> Float {
                     let a = row[j * lw + l0]
@@ -472,8 +493,13 @@ public struct GuidedModel: Sendable {
                 coefficients[9 * padded + x] = sample(10)
             }
         }
-        scalarPixels(0..<vectorPixels.lowerBound)
-        scalarPixels(vectorPixels.upperBound..<w)
+        if covered.isEmpty {
+            scalarPixels(pixels)
+        } else {
+            scalarPixels(pixels.clamped(to: 0..<covered.lowerBound))
+            scalarPixels(pixels.clamped(to: covered.upperBound..<width))
+        }
+        return written
     }
 }
 
