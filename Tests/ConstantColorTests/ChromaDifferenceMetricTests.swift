@@ -68,4 +68,29 @@ struct ChromaDifferenceMetricTests {
         #expect(worstAtan < 2e-5 && worstExp < 2e-5 && worstSin < 5e-6 && worstRoot < 1e-5,
                 "atan \(worstAtan), exp2 \(worstExp), sin \(worstSin), 1/√ \(worstRoot)")
     }
+
+    @Test("replacingLanes takes the same lanes, bit for bit, as the standard library's replacing(with:where:): masks from comparisons, negated and combined; NaN payloads, signed zeros, infinities and subnormals kept")
+    func replacingLanes() {
+        var rng = SplitMix64(seed: 0x5E1E_C7)
+        let specials: [Float] = [.nan, -.nan, Float(bitPattern: 0x7FC0_1234), 0, -0.0, .infinity, -.infinity,
+                                 .leastNonzeroMagnitude, -.leastNormalMagnitude, .greatestFiniteMagnitude, 1, -1]
+        func value() -> Float {
+            rng.next() % 3 == 0 ? specials[Int(rng.next() % UInt64(specials.count))]
+                                : Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+        }
+        func vector() -> SIMD8<Float> { SIMD8((0..<8).map { _ in value() }) }
+        func same(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> Bool { (0..<8).allSatisfy { a[$0].bitPattern == b[$0].bitPattern } }
+        var differing = 0, taken = 0, kept = 0
+        for _ in 0..<2000 {
+            let a = vector(), b = vector(), c = vector(), s = value()
+            let masks = [a .> b, .!(a .< c), (b .<= c) .| (a .== a), (a .>= b) .& .!(c .> 0), a .!= a]
+            for m in masks {
+                if !same(a.replacingLanes(with: b, where: m), a.replacing(with: b, where: m)) { differing += 1 }
+                if !same(a.replacingLanes(with: s, where: m), a.replacing(with: s, where: m)) { differing += 1 }
+                for lane in 0..<8 { if m[lane] { taken += 1 } else { kept += 1 } }
+            }
+        }
+        // (Both outcomes are exercised in quantity, so the comparison is not of masks that are all one way.)
+        #expect(differing == 0 && taken > 10_000 && kept > 10_000, "\(differing) differing, \(taken) taken, \(kept) kept")
+    }
 }

@@ -27,7 +27,7 @@ struct ChromaDifferenceMetric {
         @inline(always) func ratioTo25ToThe7th(_ inverseC: Lanes) -> Lanes {
             let t = 25 * inverseC, t2 = t * t
             let z = t2 * t2 * t2 * t
-            return z.replacing(with: 1e30, where: .!(z .< 1e30))  // also NaN and ∞
+            return z.replacingLanes(with: 1e30, where: .!(z .< 1e30))  // also NaN and ∞
         }
         let r2 = a * a + b * b
         let g = 0.5 - 0.5 * (1 + ratioTo25ToThe7th(r2.fastInverseSquareRoot(newtonSteps: 2))).fastInverseSquareRoot(newtonSteps: 2)
@@ -39,7 +39,7 @@ struct ChromaDifferenceMetric {
         // The hue's direction; a neutral (C' ≈ 0) has none, and there S_C = S_H = 1 and R_T = 0 make
         // the form rotation-invariant, so any direction gives its value.
         let hued = rp2 .> 1e-12
-        let ch = (ap * inverseCp).replacing(with: one, where: .!hued), sh = (b * inverseCp).replacing(with: zero, where: .!hued)
+        let ch = (ap * inverseCp).replacingLanes(with: one, where: .!hued), sh = (b * inverseCp).replacingLanes(with: zero, where: .!hued)
         // T(h') from the multiple-angle formulas.
         let c2 = ch * ch - sh * sh, s2 = 2 * ch * sh
         let c3 = ch * (4 * ch * ch - 3), s3 = sh * (3 - 4 * sh * sh)
@@ -62,11 +62,11 @@ struct ChromaDifferenceMetric {
         let cos75: Float = 0.258_819
         let near = (cosPhi .> cos75) .& (rp2 .> 25)
         guard near.anyLane else { rt = zero; return }
-        let phi = (sinPhi / cosPhi.replacing(with: one, where: .!near)).fastArctangent * (180 / Float.pi)
+        let phi = (sinPhi / cosPhi.replacingLanes(with: one, where: .!near)).fastArctangent * (180 / Float.pi)
         let q = (phi * (1.0 / 25)) * (phi * (1.0 / 25))
         let deltaTheta = 30 * (-q * 1.442_695).fastExp2  // degrees
         let rc = 2 * (1 + ratioTo25ToThe7th(inverseCp)).fastInverseSquareRoot(newtonSteps: 2)
-        rt = (-(deltaTheta * (2 * Float.pi / 180)).fastSine * rc).replacing(with: zero, where: .!near)
+        rt = (-(deltaTheta * (2 * Float.pi / 180)).fastSine * rc).replacingLanes(with: zero, where: .!near)
     }
 
     /// ΔE00c² of the change (Δa*, Δb*).

@@ -2,6 +2,22 @@
 /// SIMD `squareRoot()` and `rounded(_:)` fall back to libm lane by lane (`sqrtf` with its errno
 /// check, `floorf`) on the baseline x86-64 target, which made them the cost of the hot loops.
 extension SIMD8 where Scalar == Float {
+    /// `self` with the lanes where `mask` is true taken from `other`, as three bitwise operations on
+    /// the mask's vector: the standard library's `replacing(with:where:)` is a loop over the lanes
+    /// that the optimizer must put back together into one blend, and in the large kernels (the
+    /// confidence pass's) it did not: the values feeding it were computed lane by lane (scalar
+    /// Newton steps, a branch per lane). The same lanes, bit for bit.
+    @inline(__always) @inlinable public func replacingLanes(with other: SIMD8<Float>, where mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Float> {
+        typealias Bits = SIMDMask<SIMD8<Int32>>
+        let kept = unsafeBitCast(self, to: Bits.self), taken = unsafeBitCast(other, to: Bits.self)
+        return unsafeBitCast((kept .& .!mask) .| (taken .& mask), to: SIMD8<Float>.self)
+    }
+
+    /// `self` with the lanes where `mask` is true set to `value` (`replacingLanes(with:where:)`).
+    @inline(__always) @inlinable public func replacingLanes(with value: Float, where mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Float> {
+        replacingLanes(with: SIMD8(repeating: value), where: mask)
+    }
+
     /// 1/√v for v > 0: the bit-trick first guess (error below 3.5 %) refined by `newtonSteps`
     /// Newton steps `y ← y·(3 − v·y²)/2` (two: below 5e-6; three: below 1e-6 for normal v). 0 gives
     /// a large finite value, not ∞.
@@ -17,7 +33,7 @@ extension SIMD8 where Scalar == Float {
     @inline(always) @inlinable public func smoothstep(from a: Float, to b: Float) -> SIMD8<Float> {
         let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
         var t = (self - a) * (1 / (b - a))
-        t = t.replacing(with: zero, where: .!(t .> zero)).replacing(with: one, where: t .> one)
+        t = t.replacingLanes(with: zero, where: .!(t .> zero)).replacingLanes(with: one, where: t .> one)
         return t * t * (3 - 2 * t)
     }
 
@@ -34,7 +50,7 @@ extension SIMD8 where Scalar == Float {
     @inline(always) @inlinable public func clampedCell(last: SIMD8<Float>) -> SIMD8<Float> {
         let magic = SIMD8<Float>(repeating: 8_388_608)
         let rounded = (self - 0.5 + magic) - magic
-        return rounded.replacing(with: 0, where: rounded .< 0).replacing(with: last, where: rounded .> last)
+        return rounded.replacingLanes(with: 0, where: rounded .< 0).replacingLanes(with: last, where: rounded .> last)
     }
 
     /// The lanes as integers, for integral values in [0, 2²³): the low bits of 2²³ + v, instead of
@@ -47,8 +63,8 @@ extension SIMD8 where Scalar == Float {
     /// 2e-5 rad), and ±π/2 − atan(1/x) beyond.
     @inline(always) @inlinable public var fastArctangent: SIMD8<Float> {
         let x = self
-        let big = x.replacing(with: -x, where: x .< 0) .> 1
-        let y = x.replacing(with: 1 / x, where: big)
+        let big = x.replacingLanes(with: -x, where: x .< 0) .> 1
+        let y = x.replacingLanes(with: 1 / x, where: big)
         let y2 = y * y
         var p = SIMD8<Float>(repeating: -0.011_721_20)
         p = p * y2 + 0.052_653_32
@@ -58,13 +74,13 @@ extension SIMD8 where Scalar == Float {
         p = p * y2 + 0.999_977_26
         let r = p * y
         let halfPi = SIMD8<Float>(repeating: Float.pi / 2)
-        return r.replacing(with: halfPi.replacing(with: -halfPi, where: x .< 0) - r, where: big)
+        return r.replacingLanes(with: halfPi.replacingLanes(with: -halfPi, where: x .< 0) - r, where: big)
     }
 
     /// 2^x for x ≤ 0 (clamped at −126): the integer part into the exponent bits, 2^f on [0, 1] by
     /// its Taylor series to degree 6 (relative error below 2e-5).
     @inline(always) @inlinable public var fastExp2: SIMD8<Float> {
-        let v = self.replacing(with: -126, where: self .< -126)
+        let v = self.replacingLanes(with: -126, where: self .< -126)
         // 1.5·2²³: for |v| < 2²² the sum lies in [2²³, 2²⁴), where the spacing of Floats is 1.
         let magic = SIMD8<Float>(repeating: 12_582_912)
         let n = ((v - 0.5) + magic) - magic  // ⌊v⌋ (or v − 1 at an integer: f = 1 is in range)

@@ -85,11 +85,11 @@ public enum ColorimetricConfidence {
             let n = Float(size - 1)
             let scale = n / sum
             // Node coordinates, clamped to [0, n]; NaN (no colour) → the white's.
-            var gu = (br * scale).replacing(with: third * n, where: .!coloured)
-            var gv = (bb * scale).replacing(with: third * n, where: .!coloured)
+            var gu = (br * scale).replacingLanes(with: third * n, where: .!coloured)
+            var gv = (bb * scale).replacingLanes(with: third * n, where: .!coloured)
             let top = Lanes(repeating: n)
-            gu = gu.replacing(with: zero, where: .!(gu .> zero)).replacing(with: top, where: gu .> top)
-            gv = gv.replacing(with: zero, where: .!(gv .> zero)).replacing(with: top, where: gv .> top)
+            gu = gu.replacingLanes(with: zero, where: .!(gu .> zero)).replacingLanes(with: top, where: gu .> top)
+            gv = gv.replacingLanes(with: zero, where: .!(gv .> zero)).replacingLanes(with: top, where: gv .> top)
             // Lower node of each pixel's cell, clamped to the last cell.
             let lastCell = Lanes(repeating: n - 1)
             let fu = gu.clampedCell(last: lastCell), fv = gv.clampedCell(last: lastCell)

@@ -377,13 +377,13 @@ public enum Confidence {
         // as functions, were calls. They are `Float.maximum(a, b)` = a > b || b is NaN ? a : b and
         // `Float.minimum(a, b)` = a ≤ b || b is NaN ? a : b per lane; where `meets` holds, every bound
         // compared is a number, so keeping `a` unless b ≥ a (b < a) gives the same lanes.)
-        @inline(always) func raised(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .>= a)) }
-        @inline(always) func lowered(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: meets .& (b .< a)) }
+        @inline(always) func raised(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacingLanes(with: b, where: meets .& (b .>= a)) }
+        @inline(always) func lowered(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacingLanes(with: b, where: meets .& (b .< a)) }
         intervals.low = (raised(intervals.low.0, low.0), raised(intervals.low.1, low.1), raised(intervals.low.2, low.2))
         intervals.high = (lowered(intervals.high.0, high.0), lowered(intervals.high.1, high.1), lowered(intervals.high.2, high.2))
         let take = meets .& (wide.confidence .> current.confidence)
         guard take.anyLane else { return current }
-        @inline(always) func pick(_ n: Lanes, _ w: Lanes) -> Lanes { n.replacing(with: w, where: take) }
+        @inline(always) func pick(_ n: Lanes, _ w: Lanes) -> Lanes { n.replacingLanes(with: w, where: take) }
         @inline(always) func pick(_ n: (Lanes, Lanes, Lanes), _ w: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
             (pick(n.0, w.0), pick(n.1, w.1), pick(n.2, w.2))
         }
@@ -428,7 +428,7 @@ public enum Confidence {
         let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
         let guide = f.0 + f.1 + f.2
         // The guide is the sum of three flash samples: three read variances, one shot term.
-        let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacing(with: 0, where: guide .< 0)
+        let guideVariance = 3 * k.flashNoise.varianceOffset + k.flashNoise.varianceSlope * guide.replacingLanes(with: 0, where: guide .< 0)
         // One channel: the raw variance (as DarkRoomEstimate.variance), the model, the per-pixel check.
         @inline(always) func channel(_ f: Lanes, _ d: Lanes, _ a: Lanes, _ b: Lanes, _ sd: Lanes)
             -> (value: Lanes, independent: Lanes, gain: Lanes, handBack: Lanes) {
@@ -451,10 +451,10 @@ public enum Confidence {
             let t = m.x * r.value + m.y * g.value + m.z * bl.value
             let t0: Float = 216.0 / 24389.0
             let above = t .> t0
-            let c = inverseCubeRoot(t.replacing(with: t0, where: .!above))
+            let c = inverseCubeRoot(t.replacingLanes(with: t0, where: .!above))
             let c2 = c * c
-            return ((t * c2).replacing(with: 841.0 / 108.0 * t + 4.0 / 29.0, where: .!above),
-                    (c2 * (1.0 / 3)).replacing(with: 841.0 / 108.0, where: .!above))
+            return ((t * c2).replacingLanes(with: 841.0 / 108.0 * t + 4.0 / 29.0, where: .!above),
+                    (c2 * (1.0 / 3)).replacingLanes(with: 841.0 / 108.0, where: .!above))
         }
         let fx = lightnessFunction(k.mx), fy = lightnessFunction(k.my), fz = lightnessFunction(k.mz)
         let gx = fx.slope, gy = fy.slope, gz = fz.slope
@@ -502,8 +502,8 @@ public enum Confidence {
         }
         let q2 = total * (1 / (noiseScaleDeltaE * noiseScaleDeltaE))
         var c = 1 / (1 + q2)
-        c = c.replacing(with: zero, where: .!(c .> zero)).replacing(with: one, where: c .> one)  // NaN → 0
-        c = c.replacing(with: zero, where: (invalid .> 0) .| noLight)
+        c = c.replacingLanes(with: zero, where: .!(c .> zero)).replacingLanes(with: one, where: c .> one)  // NaN → 0
+        c = c.replacingLanes(with: zero, where: (invalid .> 0) .| noLight)
         return ((r.value, g.value, bl.value), (r.independent, g.independent, bl.independent), (r.gain, g.gain, bl.gain), c)
     }
 
@@ -525,7 +525,7 @@ public enum Confidence {
             vb = variance(v.2, independent.2, gain.2, f.2, relative.z)
         @inline(always) func shortfall(_ v: Lanes, _ variance: Lanes) -> Lanes {
             let e = v + 2 * variance.squareRoot()
-            return e.replacing(with: zero, where: e .> zero)
+            return e.replacingLanes(with: zero, where: e .> zero)
         }
         let error = correlatedChromaError((shortfall(v.0, vr), shortfall(v.1, vg), shortfall(v.2, vb)),
                                           slopes: slopes, metric: metric, k)

@@ -46,7 +46,7 @@ public struct FrameNoise: Sendable, Equatable {
 
     /// The same for eight samples (the SIMD kernels' vector).
     @inline(__always) @inlinable public func variance(_ v: SIMD8<Float>) -> SIMD8<Float> {
-        varianceOffset + varianceSlope * v.replacing(with: 0, where: v .< 0)
+        varianceOffset + varianceSlope * v.replacingLanes(with: 0, where: v .< 0)
     }
 }
 
@@ -147,9 +147,9 @@ public enum ExposureNormalization {
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: (unsafeBitCast(high, to: SIMD8<Int32>.self) & Int32(LinearFrame.clippedAtWhite))
                                                  | (unsafeBitCast(low, to: SIMD8<Int32>.self) & Int32(LinearFrame.belowFloor)))
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                        store((r.replacing(with: top, where: r .> top).replacing(with: bottom, where: r .< bottom) - black) * inverseScale, i)
-                        store((g.replacing(with: top, where: g .> top).replacing(with: bottom, where: g .< bottom) - black) * inverseScale, n + i)
-                        store((b.replacing(with: top, where: b .> top).replacing(with: bottom, where: b .< bottom) - black) * inverseScale, 2 * n + i)
+                        store((r.replacingLanes(with: top, where: r .> top).replacingLanes(with: bottom, where: r .< bottom) - black) * inverseScale, i)
+                        store((g.replacingLanes(with: top, where: g .> top).replacingLanes(with: bottom, where: g .< bottom) - black) * inverseScale, n + i)
+                        store((b.replacingLanes(with: top, where: b .> top).replacingLanes(with: bottom, where: b .< bottom) - black) * inverseScale, 2 * n + i)
                         i += 8
                     }
                     while i < end {

@@ -211,13 +211,13 @@ public struct NoiseReduction: Sendable {
                         }
                         let x = V(0, 1, 2, 3, 4, 5, 6, 7) + Float(X)
                         let right = x + Float(r), left = x - Float(r), last = V(repeating: Float(lw - 1))
-                        let windowColumns = right.replacing(with: last, where: right .> last)
-                            - left.replacing(with: 0, where: left .< 0) + 1
+                        let windowColumns = right.replacingLanes(with: last, where: right .> last)
+                            - left.replacingLanes(with: 0, where: left .< 0) + 1
                         let windowCount = windowRows * windowColumns
                         let excessAllowance = 1 + (2 / windowCount).fastSquareRoot
                         let mu = load(0), count = load(2)
                         /// max(0, v) (the standard library's generic pointwise maximum was not inlined).
-                        @inline(__always) func positive(_ v: V) -> V { v.replacing(with: 0, where: v .< 0) }
+                        @inline(__always) func positive(_ v: V) -> V { v.replacingLanes(with: 0, where: v .< 0) }
                         let varI = positive(load(1) - mu * mu)
                         // Noise variance of the averaged guide (its shot noise follows the mean), with the
                         // channels' mean block factor (exact when they carry equal signal).
@@ -243,7 +243,7 @@ public struct NoiseReduction: Sendable {
                             // blocks (correlated blocks spread a little more, 0.22 against 0.20 for
                             // bilinear red: kept at the white value, which counts a little more as misfit).
                             // Ridge toward a₀ = p̄/μ, with the guide's noise removed from both moments.
-                            let a0 = positive(pBar / mu).replacing(with: 0, where: .!(mu .> 0))
+                            let a0 = positive(pBar / mu).replacingLanes(with: 0, where: .!(mu .> 0))
                             let ac = (covariance - sharedNoise + epsilon * a0) / (signalVarI + epsilon)
                             let residual = positive(varP - 2 * ac * covariance + ac * ac * varI)
                             let excess = positive(residual - vBar * excessAllowance)
@@ -252,7 +252,7 @@ public struct NoiseReduction: Sendable {
                         }
                         let red = channel(0), green = channel(1), blue = channel(2)
                         let total = red.variance + green.variance + blue.variance
-                        let weight = 1 / total.replacing(with: Float.leastNormalMagnitude, where: total .< Float.leastNormalMagnitude)
+                        let weight = 1 / total.replacingLanes(with: Float.leastNormalMagnitude, where: total .< Float.leastNormalMagnitude)
                         @inline(__always) func put(_ c: Int, _ m: (a: V, b: V, variance: V, noise: V)) {
                             store(weight * m.a, 3 + 3 * c); store(weight * m.b, 4 + 3 * c)
                             store(weight * m.variance.fastSquareRoot, 5 + 3 * c)
@@ -263,14 +263,14 @@ public struct NoiseReduction: Sendable {
                         // the window's variance in the channel where it is smallest (1 where nothing is
                         // misfit): one share for the three channels must not credit a misfit channel
                         // with the others' clean noise.
-                        store((weight * weight).replacing(with: 1e36, where: weight .> 1e18), 13)
+                        store((weight * weight).replacingLanes(with: 1e36, where: weight .> 1e18), 13)
                         @inline(__always) func share(_ m: (a: V, b: V, variance: V, noise: V)) -> V {
                             let s = m.noise / m.variance
-                            return s.replacing(with: 1, where: .!(s .< 1))  // 0/0 (no variance): nothing misfit
+                            return s.replacingLanes(with: 1, where: .!(s .< 1))  // 0/0 (no variance): nothing misfit
                         }
                         let r = share(red), g = share(green), b = share(blue)
-                        let rg = r.replacing(with: g, where: g .< r)
-                        store(weight * rg.replacing(with: b, where: b .< rg), 14)
+                        let rg = r.replacingLanes(with: g, where: g .< r)
+                        store(weight * rg.replacingLanes(with: b, where: b .< rg), 14)
                         X += 8
                     }
                 }
@@ -537,15 +537,15 @@ public enum WindowOverlap {
         let one = SIMD8<Float>(repeating: 1)
         // √N_eff per axis, within [1, W] (NaN → 1: no credit).
         var a = concentration.fastInverseSquareRoot(newtonSteps: 2)
-        a = a.replacing(with: one, where: .!(a .> one))
-        a = a.replacing(with: SIMD8(repeating: side), where: a .> side)
+        a = a.replacingLanes(with: one, where: .!(a .> one))
+        a = a.replacingLanes(with: SIMD8(repeating: side), where: a .> side)
         // Mean distance m = (a² − 1)/(3a); correlation 1 − (m − ℓ)/(W − ℓ), at most 1.
         let l = min(max(0, correlationLength), 0.5 * side)
         let meanDistance: SIMD8<Float> = (a - 1 / a) * Float(1.0 / 3.0)
         var f: SIMD8<Float> = 1 - (meanDistance - l) * (1 / (side - l))
-        f = f.replacing(with: one, where: f .> one)
-        var share = noiseShare.replacing(with: 0, where: .!(noiseShare .> 0))
-        share = share.replacing(with: one, where: share .> one)
+        f = f.replacingLanes(with: one, where: f .> one)
+        var share = noiseShare.replacingLanes(with: 0, where: .!(noiseShare .> 0))
+        share = share.replacingLanes(with: one, where: share .> one)
         return 1 - share * (1 - f * f)
     }
 }

@@ -73,7 +73,7 @@ public struct ToneCurve: Sendable {
     @inline(always) @inlinable
     public static func code16(_ x: SIMD8<Float>, table t: UnsafePointer<Float>, domain: Float, size: Int) -> SIMD8<Float> {
         let positive = x .> 0  // false for NaN
-        let q = (x.replacing(with: 0, where: .!positive) * (1 / domain)).replacing(with: 1, where: x .> domain)
+        let q = (x.replacingLanes(with: 0, where: .!positive) * (1 / domain)).replacingLanes(with: 1, where: x .> domain)
         let u = q.fastSquareRoot * Float(size)
         // Cell ⌊u⌋, clamped to the last cell.
         let cell = u.clampedCell(last: SIMD8<Float>(repeating: Float(size - 1)))
@@ -85,7 +85,7 @@ public struct ToneCurve: Sendable {
                               t[Int(k[4]) + 1], t[Int(k[5]) + 1], t[Int(k[6]) + 1], t[Int(k[7]) + 1])
         let v = lo + fraction * (hi - lo)
         let magic = SIMD8<Float>(repeating: 8_388_608)  // round to nearest, ties to even
-        return ((v * 65535 + magic) - magic).replacing(with: 0, where: .!positive)
+        return ((v * 65535 + magic) - magic).replacingLanes(with: 0, where: .!positive)
     }
 
     /// Encodes a linear image to 16-bit code values (0…65535 as `Float`, as `code16`), in parallel
