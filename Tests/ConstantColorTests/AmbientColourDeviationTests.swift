@@ -78,4 +78,34 @@ struct AmbientColourDeviationTests {
         #expect(expected > 1 && abs(measured / expected - 1) < 0.02, "measured \(measured), expected \(expected)")
         #expect(signed.confidence < common.confidence, "signed \(signed.confidence), common \(common.confidence)")
     }
+
+    /// A channel of the flash-only estimate below zero is a shortfall only beyond twice its whole
+    /// standard deviation, and the deviation ε_c of the subtracted ambient is part of it
+    /// (`Confidence.negativeLight`, ε_c²·A_c² beside δ²·A_c²): red at −50 under 150 of subtracted
+    /// ambient with a 20 % deviation has σ ≈ 30, no shortfall; without the deviation its σ is 1 and
+    /// the shortfall −48 is counted as a correlated error, |J·(−48, 0, 0)|² in the chroma metric.
+    @Test("negative light: the channels' deviation widens a channel's whole σ (a −50 red under 150 of ambient with ε = 20 % is no shortfall; without it the −48 beyond 2σ is counted)")
+    func negativeLightCountsTheDeviation() {
+        typealias Lanes = SIMD8<Float>
+        func lanes(_ v: Float) -> Lanes { Lanes(repeating: v) }
+        let noise = FrameNoise(varianceOffset: 0, varianceSlope: 0)
+        func constants(_ epsilon: SIMD3<Float>) -> Confidence.KernelConstants {
+            Confidence.KernelConstants(mx: SIMD3(0.45, 0.35, 0.18), my: SIMD3(0.21, 0.72, 0.07), mz: SIMD3(0.02, 0.12, 0.95),
+                                       delta: 0, colourDeviation: epsilon, deviates: epsilon != .zero,
+                                       flashNoise: noise, ambientNoise: noise)
+        }
+        let value = (lanes(-50), lanes(100), lanes(100)), f = (lanes(100), lanes(250), lanes(250))
+        let independent = (lanes(1), lanes(1), lanes(1)), gain = (lanes(0), lanes(0), lanes(0))
+        let slopes = (lanes(0.01), lanes(0.01), lanes(0.01))
+        let metric = ChromaDifferenceMetric(a: lanes(20), b: lanes(-10))
+        let deviated = Confidence.negativeLight(value: value, independent: independent, gain: gain, f: f, guideVariance: lanes(0),
+                                                slopes: slopes, metric: metric, constants(SIMD3(0.2, 0, 0)))
+        let plain = Confidence.negativeLight(value: value, independent: independent, gain: gain, f: f, guideVariance: lanes(0),
+                                             slopes: slopes, metric: metric, constants(.zero))
+        let expected = Confidence.correlatedChromaError((lanes(-48), lanes(0), lanes(0)), slopes: slopes, metric: metric,
+                                                        constants(.zero))
+        #expect(deviated.error[0] == 0 && !deviated.noLight[0], "with the deviation: \(deviated.error[0])")
+        #expect(expected[0] > 0 && abs(plain.error[0] / expected[0] - 1) < 1e-5, "without: \(plain.error[0]) vs \(expected[0])")
+        #expect(!plain.noLight[0])
+    }
 }
