@@ -241,11 +241,25 @@ public enum BoxFilter {
         // Level 1: g[i] = s[i] + … + s[i + m − 1], for the runs the interior windows use (i from 0
         // through interiorEnd − 1 − r + (q − 1)·m ≤ w − m).
         let q = side / m, runsEnd = interiorEnd - r + (q - 1) * m
+        // Four vectors at a time, each added in the same order as one alone: the adds of one vector
+        // are a chain of dependent latencies, and four chains side by side keep the adder busy
+        // (one at a time, the two levels' loops were most of the wide windows' horizontal pass).
+        @inline(__always) func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, _ k: Int) {
+            UnsafeMutableRawPointer(p + k).storeBytes(of: v, as: SIMD8<Float>.self)
+        }
         var i = 0
+        while i + 32 <= runsEnd {
+            var s0 = load(s, i), s1 = load(s, i + 8), s2 = load(s, i + 16), s3 = load(s, i + 24)
+            for k in 1..<m {
+                s0 += load(s, i + k); s1 += load(s, i + 8 + k); s2 += load(s, i + 16 + k); s3 += load(s, i + 24 + k)
+            }
+            store(s0, g, i); store(s1, g, i + 8); store(s2, g, i + 16); store(s3, g, i + 24)
+            i += 32
+        }
         while i + 8 <= runsEnd {
             var sum = load(s, i)
             for k in 1..<m { sum += load(s, i + k) }
-            UnsafeMutableRawPointer(g + i).storeBytes(of: sum, as: SIMD8<Float>.self)
+            store(sum, g, i)
             i += 8
         }
         while i < runsEnd {
@@ -256,11 +270,25 @@ public enum BoxFilter {
         }
         // Level 2: q runs from x − r, then the samples left over, in one order.
         let leftOver = side - q * m
+        while x + 32 <= interiorEnd {
+            let a = x - r
+            var s0 = load(g, a), s1 = load(g, a + 8), s2 = load(g, a + 16), s3 = load(g, a + 24)
+            for j in 1..<q {
+                let b = a + j * m
+                s0 += load(g, b); s1 += load(g, b + 8); s2 += load(g, b + 16); s3 += load(g, b + 24)
+            }
+            for k in 0..<leftOver {
+                let b = a + q * m + k
+                s0 += load(s, b); s1 += load(s, b + 8); s2 += load(s, b + 16); s3 += load(s, b + 24)
+            }
+            store(s0, t, x); store(s1, t, x + 8); store(s2, t, x + 16); store(s3, t, x + 24)
+            x += 32
+        }
         while x + 8 <= interiorEnd {
             var sum = load(g, x - r)
             for j in 1..<q { sum += load(g, x - r + j * m) }
             for k in 0..<leftOver { sum += load(s, x - r + q * m + k) }
-            UnsafeMutableRawPointer(t + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+            store(sum, t, x)
             x += 8
         }
         while x < interiorEnd {
