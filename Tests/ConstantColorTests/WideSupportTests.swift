@@ -168,4 +168,48 @@ struct WideSupportTests {
         #expect(near(intervals.low.1[0], 101) && near(intervals.high.1[0], 101.5))
         #expect(near(intervals.low.2[2], 103.5) && near(intervals.high.2[2], 104))
     }
+
+    /// The wide models' coefficients are interpolated only where a vector of pixels evaluates them,
+    /// 64 columns at a time from where the last request's writing ended, the smaller end of the
+    /// two models' (`Confidence.processRow`'s `prepareWide`): a stale column (one left from the row
+    /// before, or never written) would give other values. On frames with widths that leave a
+    /// partial last vector, the result and its recorded variances equal those of every row
+    /// interpolated whole, bit for bit, where most pixels take a wide window and where a quarter do. (Taking the larger of the two models'
+    /// ends instead of the smaller fails it.)
+    @Test("wide coefficients interpolated on request (64 columns at a time, left to right) give the same bytes as whole rows, with 95 % and with 26 % of the pixels taking a wide window, on odd widths")
+    func wideCoefficientsOnRequestEqualWholeRows() {
+        for (width, height, seed, noise) in [(203, 61, UInt64(3), Float(40_000)), (480, 40, UInt64(4), Float(40_000)),
+                                             (203, 61, UInt64(5), Float(2_000))] {
+            // Flat patches and vertical bars (D 400–900) under noise that leaves many pixels unsure.
+            let (flash, ambient) = NoiseReductionTests.whiteNoisePair(
+                width: width, height: height, truth: { x, c in (x / 37) % 2 == 0 ? 400 + 50 * Float(c) : 900 - 100 * Float(c) },
+                ambientVariance: noise, flashVariance: vF, seed: seed, exposure: exposure)
+            let estimate = DarkRoomEstimate(flash: flash, ambient: ambient, registration: Self.identity)
+            let settings = NoiseReduction()
+            let model = settings.model(estimate: estimate, flash: flash)
+            var scratch: [Float] = [], storage: [Float] = []
+            let wideModels = settings.wideModels(estimate: estimate, flash: flash, reusing: &storage, scratch: &scratch)
+            let rendering = ColorRendering(flash: SyntheticScene.flashProfile, primaries: .displayP3, scale: 1e-3)
+            func run(eager: Bool) -> (d: [Float], confidence: [Float], variance: [Float], gain: [Float]) {
+                var d = estimate
+                let r = Confidence.filterAndMap(estimate: &d, model: model, wide: wideModels, flash: flash, rendering: rendering,
+                                                exposureRatioUncertainty: 0.04, ambientColourDeviation: .zero, recordUncertainty: true,
+                                                reusing: [], interpolatingWideEagerly: eager)
+                return (d.difference.samples, r.confidence.samples, r.uncertainty!.variance.samples, r.uncertainty!.guideGain.samples)
+            }
+            let whole = run(eager: true), onRequest = run(eager: false)
+            func same(_ a: [Float], _ b: [Float]) -> Bool { a.elementsEqual(b) { $0.bitPattern == $1.bitPattern } }
+            #expect(same(whole.d, onRequest.d) && same(whole.confidence, onRequest.confidence)
+                    && same(whole.variance, onRequest.variance) && same(whole.gain, onRequest.gain), "\(width)x\(height)")
+            // The wide windows were used: the narrow model alone gives other values in many pixels.
+            var narrowOnly = estimate
+            let narrow = Confidence.filterAndMap(estimate: &narrowOnly, model: model, flash: flash, rendering: rendering)
+            let changed = zip(narrow.confidence.samples, whole.confidence).filter { $0.bitPattern != $1.bitPattern }.count
+            // (Most pixels under the strong noise, about 95 %; a quarter under the weak, so that the
+            // requests come with gaps between them.)
+            let share = Double(changed) / Double(width * height)
+            #expect(noise > 10_000 ? share > 0.5 : share > 0.05 && share < 0.5,
+                    "\(width)x\(height) noise \(noise): \(changed) of \(width * height) pixels took a wide window")
+        }
+    }
 }

@@ -6,7 +6,9 @@ extension SIMD8 where Scalar == Float {
     /// the mask's vector: the standard library's `replacing(with:where:)` is a loop over the lanes
     /// that the optimizer must put back together into one blend, and in the large kernels (the
     /// confidence pass's) it did not: the values feeding it were computed lane by lane (scalar
-    /// Newton steps, a branch per lane). The same lanes, bit for bit.
+    /// Newton steps, a branch per lane). The same lanes, bit for bit, for masks whose lanes are all
+    /// ones or all zeros — those of comparisons and their `.!`, `.&`, `.|` — where the standard
+    /// library reads only each lane's sign bit.
     @inline(__always) @inlinable public func replacingLanes(with other: SIMD8<Float>, where mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Float> {
         typealias Bits = SIMDMask<SIMD8<Int32>>
         let kept = unsafeBitCast(self, to: Bits.self), taken = unsafeBitCast(other, to: Bits.self)

@@ -80,6 +80,18 @@ public enum Confidence {
                                     ambientColourDeviation: SIMD3<Float> = .zero,
                                     recordUncertainty: Bool = false,
                                     reusing storage: consuming [Float] = []) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
+        filterAndMap(estimate: &estimate, model: model, wide: wide, flash: flash, rendering: rendering,
+                     exposureRatioUncertainty: exposureRatioUncertainty, ambientColourDeviation: ambientColourDeviation,
+                     recordUncertainty: recordUncertainty, reusing: storage, interpolatingWideEagerly: false)
+    }
+
+    /// The same; with `interpolatingWideEagerly`, every row of the wide models is interpolated
+    /// whole before the row is evaluated, as before session 39 (the reference the on-request
+    /// interpolation is tested against: the same bytes).
+    static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel],
+                             flash: LinearFrame, rendering: ColorRendering, exposureRatioUncertainty: Float,
+                             ambientColourDeviation: SIMD3<Float>, recordUncertainty: Bool, reusing storage: consuming [Float],
+                             interpolatingWideEagerly eager: Bool) -> (confidence: PlanarImage, uncertainty: Uncertainty?) {
         let w = estimate.difference.width, h = estimate.difference.height, n = w * h
         precondition(flash.image.pixelCount == n && model.width == w && model.height == h)
         precondition(wide.allSatisfy { $0.width == w && $0.height == h })
@@ -167,11 +179,18 @@ public enum Confidence {
                                                 guideGain: record ? (gOut.base + yRow, gOut.base + n + yRow, gOut.base + 2 * n + yRow) : nil)
                     let fBase = f.baseAddress! + yRow
                     // The wide models' coefficients only where a pixel is unsure (`processRow` asks, left
-                    // to right): on a well-exposed frame few are (on the bench pair this takes 4 % off
-                    // the pass). The wide models' rows are interpolated vertically at the first request.
+                    // to right): on a well-exposed frame few are (on the bench pair this took about 3 %
+                    // off the pass). The wide models' rows are interpolated vertically at the first request.
                     var wideRowsReady = false
+                    if eager {
+                        for m in 1..<models.count {
+                            models[m].interpolateRow(y, planes: modelPlanes[m].baseAddress!, taps: taps(m), row: row + m * rowPlanes,
+                                                     into: coefficients + 10 * m * padded, stride: padded)
+                        }
+                    }
                     processRow(width: w, flash: (fBase, fBase + n, fBase + 2 * n), coefficients: coefficients, stride: padded,
                                wideCount: wideCount, prepareWide: { pixels in
+                        if eager { return w }
                         if !wideRowsReady {
                             for m in 1..<models.count {
                                 models[m].verticalRow(y, into: row + m * rowPlanes, planes: modelPlanes[m].baseAddress!)
