@@ -77,6 +77,11 @@ struct AmbientColourDeviationTests {
         let expected = Double(metric.squaredDifference(SIMD8<Float>(repeating: Float(step.y)), SIMD8<Float>(repeating: Float(step.z)))[0])
         #expect(expected > 1 && abs(measured / expected - 1) < 0.02, "measured \(measured), expected \(expected)")
         #expect(signed.confidence < common.confidence, "signed \(signed.confidence), common \(common.confidence)")
+        // A deviation that is not a number (a failed estimate) counts as 100 %, not as none: the
+        // same confidence as +1 in that channel, well below none.
+        let failed = confidence(delta: 0, deviation: SIMD3(.nan, 0, 0)), full = confidence(delta: 0, deviation: SIMD3(1, 0, 0))
+        #expect(failed.confidence == full.confidence && failed.value == full.value && full.confidence < 0.5 * none.confidence,
+                "NaN \(failed.confidence), +1 \(full.confidence), none \(none.confidence)")
     }
 
     /// A channel of the flash-only estimate below zero is a shortfall only beyond twice its whole

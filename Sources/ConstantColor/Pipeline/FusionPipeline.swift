@@ -236,7 +236,7 @@ public enum FusionPipeline {
         let deviation = ratio.ambientColourDeviation.map { SIMD3<Float>($0) } ?? .zero
         var confidence = Confidence.filterAndMap(estimate: &D, model: model, wide: wide, flash: F, rendering: measurementRendering,
                                                  exposureRatioUncertainty: Float(ratio.relativeUncertainty),
-                                                 ambientColourDeviation: deviation.replacing(with: 1, where: .!(deviation .== deviation)),
+                                                 ambientColourDeviation: deviation,
                                                  reusing: consume scratch).confidence
         // No pixel of D has positive luminance: no flash light was measured anywhere, whatever the
         // noise says about the differences (0 = no information, SPEC 2.6).

@@ -74,6 +74,8 @@ public enum Confidence {
     /// may take a wider support's value instead (`wideSupport`, `wideSupportSelection`). With
     /// `recordUncertainty`, the per-pixel variances are returned too. The map is written into `storage` when it is large enough (a
     /// buffer nothing reads any more, `PlanarImage.init(width:height:channelCount:reusing:)`).
+    /// A channel whose `ambientColourDeviation` is not a number counts as deviating by 100 %: an
+    /// estimate that failed says nothing about the subtracted light, which is then not trusted.
     public static func filterAndMap(estimate: inout DarkRoomEstimate, model: GuidedModel, wide: [GuidedModel] = [],
                                     flash: LinearFrame, rendering: ColorRendering,
                                     exposureRatioUncertainty: Float = defaultExposureRatioUncertainty,
@@ -117,8 +119,9 @@ public enum Confidence {
             }
         }
         let rowLength = models.map(\.lowWidth).max()!
-        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, colourDeviation: ambientColourDeviation,
-                                        deviates: ambientColourDeviation != .zero, flashNoise: flashNoise, ambientNoise: ambientNoise)
+        let deviation = ambientColourDeviation.replacing(with: 1, where: .!(ambientColourDeviation .== ambientColourDeviation))
+        let constants = KernelConstants(mx: mx, my: my, mz: mz, delta: delta, colourDeviation: deviation,
+                                        deviates: deviation != .zero, flashNoise: flashNoise, ambientNoise: ambientNoise)
         estimate.difference.samples.withUnsafeMutableBufferPointer { dBuffer in
         out.samples.withUnsafeMutableBufferPointer { oBuffer in
         variance.samples.withUnsafeMutableBufferPointer { vBuffer in
