@@ -71,9 +71,6 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// How far from EXIF's the illumination edges search r₀: ±40 % (real shutter times and gains
     /// are a few per cent off; beyond the range, `edgeRatioBeyondRange`).
     public static let searchedRelativeRange = 0.4
-    /// Below this `edgeRatioBeyondRange` (× EXIF's) comes from shadow edges the flash frame lacks
-    /// (`IlluminationEdgeRatio.vanishedEdges`): the lower end of `IlluminationEdgeRatio.plausibleRatios`.
-    public static let vanishedEdgeRatio = IlluminationEdgeRatio.plausibleRatios.lowerBound
     /// How much blurrier the registered ambient frame is than the flash frame (hand shake during
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the
@@ -88,6 +85,9 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var edgeRatioBeyondRange: Double? = nil
     /// The number of profiles beyond the range (0 with `edgeRatioBeyondRange` nil).
     public var edgeSampleCountBeyondRange = 0
+    /// Whether `edgeRatioBeyondRange` comes from shadow edges the flash frame holds far weaker
+    /// (`IlluminationEdgeRatio.vanishedEdges`: the ambient light dimmed between the frames?).
+    public var edgeRatioBeyondRangeFromVanishedEdges = false
     /// The factor on each ambient channel's ratio (green 1): not 1 where the two frames' channels
     /// are on different scales (a raw converter's white balance or colour matrix applied to each
     /// frame differently, `IlluminationEdgeRatio.ChannelScale`) and the edges measured it beyond
@@ -284,7 +284,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         for _ in 0..<Self.bandingRefits {
             // (Not from a lamp dimmed between the frames, `IlluminationEdgeRatio.vanishedEdges`: a banding
             // fitted with its ratio let a few edges measure one within the range, which hid the dimming.)
-            let beyond = edgeMeasurement.beyondRange.flatMap { $0.ratio >= Self.vanishedEdgeRatio ? $0.ratio : nil }
+            let beyond = edgeMeasurement.beyondRange.flatMap { $0.fromVanishedEdges ? nil : $0.ratio }
             guard let r0 = edgeMeasurement.result?.ratio ?? beyond,
                   abs(r0 / fittedRatio - 1) > Self.bandingRefitOffset else { break }
             fittedRatio = r0
@@ -344,6 +344,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                         ?? (edgeMeasurement.beyondRange != nil ? edgeMeasurement.misfitScale : nil), ambientBlurVariance: frameBlur,
                                     edgeRatioBeyondRange: edgeMeasurement.beyondRange?.ratio,
                                     edgeSampleCountBeyondRange: edgeMeasurement.beyondRange?.sampleCount ?? 0,
+                                    edgeRatioBeyondRangeFromVanishedEdges: edgeMeasurement.beyondRange?.fromVanishedEdges ?? false,
                                     channelScale: channelScale, measuredChannelScale: measuredChannelScale?.factor,
                                     coarseChannelScale: edgeMeasurementCoarse?.factor, coarseChannelScaleError: edgeMeasurementCoarse?.relativeStandardError,
                                     coarseChannelAgreement: edgeMeasurementCoarse?.agreeingFraction,

@@ -227,7 +227,12 @@ enum IlluminationEdgeRatio {
     /// more than three standard errors, with at least `minimumSamples` of them beyond: EXIF is off by
     /// more than the search allows (e.g. the tags of another capture). `ratio` is that location,
     /// `sampleCount` the profiles beyond the range.
-    struct BeyondRange: Equatable { var ratio: Double, sampleCount: Int }
+    struct BeyondRange: Equatable {
+        var ratio: Double, sampleCount: Int
+        /// Whether the ratio is that of shadow edges the flash frame holds far weaker (`vanishedEdges`:
+        /// the ambient light dimmed between the frames), not of edges within `plausibleRatios`.
+        var fromVanishedEdges = false
+    }
 
     /// Whether the ambient frame's channels change in proportion along a profile: red's and blue's
     /// relative change (`relative`: three channels' detrended A over A at the centre, one after the
@@ -275,7 +280,7 @@ enum IlluminationEdgeRatio {
         guard vanished.count >= minimumSamples, let l = robustLocation(vanished.map { ($0.g, $0.sigma) }),
               l.centre - 3 * l.standardError > dimmestRatio
         else { return nil }
-        return BeyondRange(ratio: l.centre, sampleCount: vanished.count)
+        return BeyondRange(ratio: l.centre, sampleCount: vanished.count, fromVanishedEdges: true)
     }
 
     /// The least ratio (× EXIF's) `vanishedEdges` reads as the ambient light dimmed: six stops below
