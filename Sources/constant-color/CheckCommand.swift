@@ -53,7 +53,7 @@ struct CheckCommand: ParsableCommand {
                 throw ValidationError("--roi '\(roi)' is not x,y,w,h with x, y >= 0 and w, h > 0")
             }
             let map = try TIFFReader.read(path: confidence)
-            guard map.image.channelCount == 1, map.isFloatingPoint else {
+            guard map.image.channelCount == 1, map.isFloatingPoint, map.bitsPerSample == 32 else {
                 throw CLIError(file: confidence, problem: "is not a confidence map (one channel of 32-bit float, from fuse --confidence)")
             }
             if let bad = map.image.samples.first(where: { !($0 >= 0 && $0 <= 1) }) {

@@ -6,6 +6,8 @@ enum TIFFSampleKind: Sendable, Equatable {
     case uint8
     /// BitsPerSample 16, SampleFormat 1.
     case uint16
+    /// BitsPerSample 16, SampleFormat 3 (IEEE binary16, "half"); read only.
+    case float16
     /// BitsPerSample 32, SampleFormat 3 (IEEE floating point).
     case float32
 
@@ -13,10 +15,13 @@ enum TIFFSampleKind: Sendable, Equatable {
     var byteCount: Int {
         switch self {
         case .uint8: return 1
-        case .uint16: return 2
+        case .uint16, .float16: return 2
         case .float32: return 4
         }
     }
+
+    /// IEEE floating-point samples (SampleFormat 3).
+    var isFloatingPoint: Bool { self == .float16 || self == .float32 }
 }
 
 /// How the pixel data of a directory is cut into separately decoded chunks.
@@ -140,10 +145,11 @@ struct TIFFLayout: Sendable {
         switch (sampleFormat, bitsPerSample) {
         case (UInt16(SAMPLEFORMAT_UINT), 8): sampleKind = .uint8
         case (UInt16(SAMPLEFORMAT_UINT), 16): sampleKind = .uint16
+        case (UInt16(SAMPLEFORMAT_IEEEFP), 16): sampleKind = .float16
         case (UInt16(SAMPLEFORMAT_IEEEFP), 32): sampleKind = .float32
         default:
             throw .unsupported(path: path, what: "\(bitsPerSample)-bit \(Self.sampleFormatName(sampleFormat)) samples; "
-                               + "supported: 8/16-bit unsigned integer, 32-bit float")
+                               + "supported: 8/16-bit unsigned integer, 16/32-bit float")
         }
 
         var orientation: UInt16 = 1

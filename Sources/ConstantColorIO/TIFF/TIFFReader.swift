@@ -53,7 +53,8 @@ public enum TIFFReader {
 
     /// Reads the first image of the TIFF file at `path`.
     ///
-    /// Accepted: 8/16-bit unsigned or 32-bit IEEE float samples; 1 sample (MinIsBlack) or 3 and
+    /// Accepted: 8/16-bit unsigned or 16/32-bit IEEE float samples (16-bit: binary16, as darktable
+    /// and RawTherapee export linear float TIFFs); 1 sample (MinIsBlack) or 3 and
     /// more (RGB; a 4th, alpha or other extra sample is dropped); chunky or planar-separate;
     /// strips or tiles; no compression, LZW, Deflate (both tag values) or PackBits, with or
     /// without a horizontal / floating-point predictor. The samples are returned as stored, whatever
@@ -94,7 +95,7 @@ public enum TIFFReader {
         }
         if let failure { throw failure }
 
-        if layout.sampleKind == .float32 {
+        if layout.sampleKind.isFloatingPoint {
             let bad = samples.withUnsafeBufferPointer {
                 firstNonFiniteSample($0, width: layout.width, height: layout.height,
                                      channelCount: layout.outputChannelCount)
@@ -114,7 +115,7 @@ public enum TIFFReader {
             image: PlanarImage(width: layout.width, height: layout.height,
                                channelCount: layout.outputChannelCount, samples: samples),
             bitsPerSample: layout.sampleKind.byteCount * 8,
-            isFloatingPoint: layout.sampleKind == .float32,
+            isFloatingPoint: layout.sampleKind.isFloatingPoint,
             exposure: exposure, iccProfile: iccProfile, orientation: layout.orientation, warnings: warnings,
             imageDescription: imageDescription)
         decoded.imageCount = max(1, imageCount)
@@ -298,6 +299,9 @@ public enum TIFFReader {
             case .uint16:
                 failure = decode(UInt16.self, units: units, handle: bandHandle, layout: layout, path: path,
                                  chunk: chunk, output: output)
+            case .float16:
+                failure = decode(BinaryFloat16.self, units: units, handle: bandHandle, layout: layout, path: path,
+                                 chunk: chunk, output: output)
             case .float32:
                 failure = decode(Float.self, units: units, handle: bandHandle, layout: layout, path: path,
                                  chunk: chunk, output: output)
@@ -310,7 +314,7 @@ public enum TIFFReader {
     /// Decodes the strips (or rows of tiles) `units` with `handle` and converts their samples
     /// into the planes of `output`. Every libtiff read is checked for its full byte count and
     /// for errors libtiff reported along the way.
-    static func decode<T: TIFFStoredSample>(
+    static func decode<T: TIFFDecodedSample>(
         _: T.Type, units: Range<Int>, handle: TIFFHandle, layout: TIFFLayout, path: String,
         chunk: UnsafeMutableRawPointer, output: SharedMutableBuffer<Float>
     ) -> TIFFError? {
@@ -395,7 +399,7 @@ public enum TIFFReader {
     /// Sample `c` of pixel `x` in block row `r` is `source[r * sourceRowStride + x * sourcePixelStride + c]`
     /// and goes to `destination[c * planeSize + r * destinationRowStride + x]`.
     @inline(__always)
-    static func convertBlock<T: TIFFStoredSample>(
+    static func convertBlock<T: TIFFDecodedSample>(
         source: UnsafePointer<T>, rows: Int, columns: Int, sourceRowStride: Int, sourcePixelStride: Int,
         channelCount: Int, destination: UnsafeMutablePointer<Float>, destinationRowStride: Int, planeSize: Int
     ) {

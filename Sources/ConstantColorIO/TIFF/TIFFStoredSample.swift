@@ -1,10 +1,14 @@
 import ConstantColor
 import Foundation
 
-/// A sample type as stored in a TIFF file, with its conversions to and from `Float`.
-protocol TIFFStoredSample {
+/// A sample type as stored in a TIFF file that the reader converts to `Float`.
+protocol TIFFDecodedSample {
     /// The sample as a `Float` data number (integers exactly, floats unchanged).
     var floatValue: Float { get }
+}
+
+/// A sample type the writer stores too: also converted from `Float`.
+protocol TIFFStoredSample: TIFFDecodedSample {
     /// The stored sample nearest to `value`: integers are clamped to the type's range and
     /// rounded to nearest, ties to even (IEEE 754 roundTiesToEven); floats are stored unchanged.
     /// `value` must not be NaN.
@@ -35,6 +39,30 @@ extension UInt16: TIFFStoredSample {
 extension Float: TIFFStoredSample {
     @inline(__always) var floatValue: Float { self }
     @inline(__always) init(roundingAndClamping value: Float) { self = value }
+}
+
+/// A 16-bit IEEE 754 binary16 ("half") sample, as raw developers write linear float TIFFs
+/// (darktable's and RawTherapee's 16-bit float export; SampleFormat 3, BitsPerSample 16), read by
+/// its bits: every binary16 value is a binary32 value, so the conversion is exact (IEEE
+/// 754-2008 §3.6: 1 sign bit, 5 exponent bits with bias 15, 10 fraction bits). Swift's `Float16`
+/// is not available on every platform the package builds for (macOS on x86-64), hence the bits.
+struct BinaryFloat16: TIFFDecodedSample {
+    /// The stored bits.
+    var bits: UInt16
+
+    /// The value as `Float`, exactly: zeros and subnormals (exponent 0) are fraction × 2⁻²⁴, normal
+    /// numbers move their exponent from bias 15 to bias 127 and their fraction to the top of the
+    /// 23 bits, infinities and NaNs (exponent 31) keep their fraction (a NaN stays a NaN).
+    @inline(__always) var floatValue: Float {
+        let h = UInt32(bits)
+        let sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1F, fraction = h & 0x3FF
+        if exponent == 0 {
+            let magnitude = Float(fraction) * 0x1p-24  // exact: fraction < 2¹⁰
+            return Float(bitPattern: sign | magnitude.bitPattern)
+        }
+        if exponent == 31 { return Float(bitPattern: sign | 0x7F80_0000 | fraction << 13) }
+        return Float(bitPattern: sign | (exponent + 112) << 23 | fraction << 13)
+    }
 }
 
 /// Finds the first non-finite sample of a planar image in raster order (row, then column, then
