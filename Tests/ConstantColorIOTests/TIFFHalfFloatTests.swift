@@ -79,6 +79,22 @@ struct TIFFHalfFloatTests {
             for c in 0..<3 { expected.samples[c * n + i] = BinaryFloat16(bits: bits[3 * i + c]).floatValue }
         }
         #expect(decoded.image == expected)
+        #expect(decoded.largestSample == expected.samples.max())
+    }
+
+    @Test("the float scan's largest sample wherever it lies (every column of a 37-wide row, each channel: vector lanes and tail), negative images included")
+    func scanFindsLargest() {
+        let w = 37, h = 5, n = w * h
+        for c in 0..<3 {
+            for x in 0..<w {
+                for offset: Float in [0, -1000] {
+                    var samples = (0..<(3 * n)).map { Float($0 % 11) * 0.5 + offset }
+                    samples[c * n + 3 * w + x] = 7 + offset
+                    let scan = samples.withUnsafeBufferPointer { scanFloatSamples($0, width: w, height: h, channelCount: 3) }
+                    #expect(scan.firstNonFinite == nil && scan.largest == 7 + offset, "c \(c) x \(x): \(scan.largest)")
+                }
+            }
+        }
     }
 
     @Test("NaN and infinity in a 16-bit float file name the first bad pixel", arguments: [UInt16(0x7E00), 0x7C00, 0xFC00])

@@ -63,6 +63,9 @@ struct TIFFRoundTripTests {
         #expect(decoded.image == expected)
         #expect(decoded.bitsPerSample == [.uint8: 8, .uint16: 16, .float32: 32][layout.sampleType])
         #expect(decoded.isFloatingPoint == (layout.sampleType == .float32))
+        // A float file's largest sample comes from the reader's finite check (37 columns: the
+        // eight-lane loop and its tail).
+        #expect(decoded.largestSample == (layout.sampleType == .float32 ? expected.samples.max() : nil))
         #expect(decoded.orientation == 1)
         #expect(decoded.iccProfile == nil)
         #expect(decoded.exposure == ExposureFields())

@@ -31,6 +31,9 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var resolution: TIFFResolution? = nil
     /// Why resolution tags the file has are not used (nil: none, or used).
     public var resolutionNote: String? = nil
+    /// For a floating-point file the reader decoded, its largest sample (found in the same pass
+    /// that checks every sample is finite); nil for integer files and descriptions made by hand.
+    public var largestSample: Float? = nil
 
     /// Creates a decoded file description.
     public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,

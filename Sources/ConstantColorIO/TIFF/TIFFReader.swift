@@ -95,12 +95,13 @@ public enum TIFFReader {
         }
         if let failure { throw failure }
 
+        var largestSample: Float?
         if layout.sampleKind.isFloatingPoint {
-            let bad = samples.withUnsafeBufferPointer {
-                firstNonFiniteSample($0, width: layout.width, height: layout.height,
-                                     channelCount: layout.outputChannelCount)
+            let scan = samples.withUnsafeBufferPointer {
+                scanFloatSamples($0, width: layout.width, height: layout.height, channelCount: layout.outputChannelCount)
             }
-            if let bad { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
+            if let bad = scan.firstNonFinite { throw .nonFinite(path: path, x: bad.x, y: bad.y, channel: bad.channel) }
+            largestSample = scan.largest
         }
 
         var resolutionNote: String?
@@ -121,6 +122,7 @@ public enum TIFFReader {
         decoded.imageCount = max(1, imageCount)
         decoded.resolution = resolution
         decoded.resolutionNote = resolutionNote
+        decoded.largestSample = largestSample
         return decoded
     }
 

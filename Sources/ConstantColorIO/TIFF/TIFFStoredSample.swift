@@ -50,56 +50,82 @@ struct BinaryFloat16: TIFFDecodedSample {
     /// The stored bits.
     var bits: UInt16
 
-    /// The value as `Float`, exactly: zeros and subnormals (exponent 0) are fraction × 2⁻²⁴, normal
-    /// numbers move their exponent from bias 15 to bias 127 and their fraction to the top of the
-    /// 23 bits, infinities and NaNs (exponent 31) keep their fraction (a NaN stays a NaN).
+    /// The value as `Float`, exactly, without a branch (so that the decoder's loops vectorize): the
+    /// exponent and fraction bits moved to binary32's places read as a binary32 of exponent bias
+    /// 127, and multiplied by 2¹¹² (127 − 15) that is the value — for normal numbers a change of
+    /// exponent, for zeros and subnormals (exponent 0: fraction × 2⁻²⁴) a binary32 subnormal
+    /// scaled into the normal range, exact either way; infinities and NaNs (exponent 31) keep
+    /// their fraction under binary32's all-ones exponent (a NaN stays a NaN).
     @inline(__always) var floatValue: Float {
         let h = UInt32(bits)
-        let sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1F, fraction = h & 0x3FF
-        if exponent == 0 {
-            let magnitude = Float(fraction) * 0x1p-24  // exact: fraction < 2¹⁰
-            return Float(bitPattern: sign | magnitude.bitPattern)
-        }
-        if exponent == 31 { return Float(bitPattern: sign | 0x7F80_0000 | fraction << 13) }
-        return Float(bitPattern: sign | (exponent + 112) << 23 | fraction << 13)
+        let magnitudeBits = (h & 0x7FFF) << 13
+        let finite = (Float(bitPattern: magnitudeBits) * 0x1p112).bitPattern
+        let special = 0x7F80_0000 | (magnitudeBits & 0x007F_E000)
+        return Float(bitPattern: (h & 0x8000) << 16 | (h & 0x7C00 == 0x7C00 ? special : finite))
     }
 }
 
 /// Finds the first non-finite sample of a planar image in raster order (row, then column, then
 /// channel), scanning row bands in parallel. Returns nil when every sample is finite.
+func firstNonFiniteSample(_ samples: UnsafeBufferPointer<Float>, width: Int, height: Int,
+                          channelCount: Int) -> (x: Int, y: Int, channel: Int)? {
+    scanFloatSamples(samples, width: width, height: height, channelCount: channelCount).firstNonFinite
+}
+
+/// The first non-finite sample of a planar image in raster order (row, then column, then channel;
+/// nil when every sample is finite) and, when there is none, the largest sample: one pass over
+/// the samples in parallel row bands (the reader's checks of a float file; a serial `max()` over
+/// a 12 MP frame's 36 million samples took longer than decoding them).
 ///
 /// A float is NaN or infinite exactly when its exponent bits are all ones (IEEE 754-2008 §3.4);
 /// the scan ORs a per-sample flag over each row, which vectorizes, and only locates the pixel in
-/// a row that has one.
-func firstNonFiniteSample(_ samples: UnsafeBufferPointer<Float>, width: Int, height: Int,
-                          channelCount: Int) -> (x: Int, y: Int, channel: Int)? {
+/// a row that has one. `largest` is −∞ for an empty image and meaningless when a non-finite
+/// sample was found.
+func scanFloatSamples(_ samples: UnsafeBufferPointer<Float>, width: Int, height: Int,
+                      channelCount: Int) -> (firstNonFinite: (x: Int, y: Int, channel: Int)?, largest: Float) {
     let plane = width * height
     let base = UncheckedSendableBox(samples)
     let found = FirstFinding<(x: Int, y: Int, channel: Int)>()
-    forEachRowBand(rowCount: height, minimumRowsPerBand: max(16, (1 << 18) / max(1, width * channelCount))) { rows in
-        let p = base.value.baseAddress!
-        for y in rows {
-            var rowHit: (x: Int, channel: Int)?
-            for c in 0..<channelCount {
-                let row = UnsafeRawPointer(p + c * plane + y * width).assumingMemoryBound(to: UInt32.self)
-                var flags: UInt32 = 0
-                for x in 0..<width {
-                    flags |= (row[x] & 0x7F80_0000) &+ 0x0080_0000
+    var rowLargest = [Float](repeating: -.infinity, count: height)
+    rowLargest.withUnsafeMutableBufferPointer { largestBuffer in
+        let largestOut = SharedMutableBuffer(largestBuffer)
+        forEachRowBand(rowCount: height, minimumRowsPerBand: max(16, (1 << 18) / max(1, width * channelCount))) { rows in
+            let p = base.value.baseAddress!
+            for y in rows {
+                var rowHit: (x: Int, channel: Int)?
+                var top = SIMD8<Float>(repeating: -.infinity), tail = -Float.infinity
+                for c in 0..<channelCount {
+                    let row = UnsafeRawPointer(p + c * plane + y * width).assumingMemoryBound(to: UInt32.self)
+                    var flags: UInt32 = 0
+                    for x in 0..<width {
+                        flags |= (row[x] & 0x7F80_0000) &+ 0x0080_0000
+                    }
+                    let floats = p + c * plane + y * width
+                    guard flags & 0x8000_0000 != 0 else {
+                        // All finite: the row's largest, eight lanes at a time.
+                        var x = 0
+                        while x + 8 <= width {
+                            let v = UnsafeRawPointer(floats + x).loadUnaligned(as: SIMD8<Float>.self)
+                            top = top.replacingLanes(with: v, where: v .> top)
+                            x += 8
+                        }
+                        while x < width { tail = Swift.max(tail, floats[x]); x += 1 }
+                        continue
+                    }
+                    for x in 0..<width where !floats[x].isFinite {
+                        if rowHit == nil || x < rowHit!.x { rowHit = (x, c) }
+                        break
+                    }
                 }
-                guard flags & 0x8000_0000 != 0 else { continue }
-                let floats = p + c * plane + y * width
-                for x in 0..<width where !floats[x].isFinite {
-                    if rowHit == nil || x < rowHit!.x { rowHit = (x, c) }
-                    break
+                if let hit = rowHit {
+                    found.record(order: y, (hit.x, y, hit.channel))
+                    return
                 }
-            }
-            if let hit = rowHit {
-                found.record(order: y, (hit.x, y, hit.channel))
-                return
+                largestOut[y] = Swift.max(top.max(), tail)
             }
         }
     }
-    return found.value
+    return (found.value, rowLargest.max() ?? -.infinity)
 }
 
 /// Keeps the finding with the lowest order among those recorded by parallel row bands.
