@@ -64,10 +64,10 @@ struct HalfFloatCLITests {
         let b = try #require(floats["centerWeightedMeanConfidence"]?.double)
         // Binary16 keeps 11 significant bits: 60 000 DN is stored to ±16 DN, under a tenth of the
         // shot noise's σ there (about 490 DN at 0.25 e⁻/DN). Measured: 0.86636 against 0.86639.
-        #expect(abs(a - b) < 5e-4, "\(a) against \(b)")
+        #expect(abs(a - b) < 1.5e-4, "\(a) against \(b)")
         let t = try #require(integers["registration"]?.object?["translationPixels"]?.doubles)
         let u = try #require(floats["registration"]?.object?["translationPixels"]?.doubles)
-        #expect(abs(t[0] - u[0]) < 0.005 && abs(t[1] - u[1]) < 0.005, "\(t) against \(u)")  // measured 3e-5 px
+        #expect(abs(t[0] - u[0]) < 5e-4 && abs(t[1] - u[1]) < 5e-4, "\(t) against \(u)")  // measured 3e-5 px
         // A confidence map is fuse's 32-bit float plane (SPEC 4.4): one of 16-bit floats is not one.
         let size = (try #require(integers["width"]?.double), try #require(integers["height"]?.double))
         var map = PlanarImage(width: Int(size.0), height: Int(size.1), channelCount: 1)

@@ -60,6 +60,21 @@ struct InputFrameTests {
         }
     }
 
+    @Test("a float file's largest sample describes its samples as decoded: linearizing them forgets it")
+    func largestSampleAfterLinearizing() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("encoded-float.tif")
+        var image = PlanarImage(width: 8, height: 4, channelCount: 3)
+        for i in image.samples.indices { image.samples[i] = Float(i % 7) / 8 }  // 0…0.75, encoded values
+        var options = TIFFWriteOptions(sampleType: .float32, exposure: Self.exposure)
+        options.iccProfile = try ICCProfileFactory.rgbGamma(space: .sRGB, gamma: 2.2)
+        try TIFFWriter.write(image, to: path, options: options)
+        var decoded = try TIFFReader.read(path: path)
+        #expect(decoded.largestSample == 0.75)
+        #expect(try LinearInput.make(&decoded, linearizeICC: true))
+        #expect(decoded.largestSample == nil && (decoded.image.samples.max() ?? 1) < 0.75)
+    }
+
     @Test("a white level beyond the file's codes and 8-bit samples without a profile are said; a non-linear profile is refused unless linearized, then the flash frame's rendering is said")
     func warnings() throws {
         let folder = try TemporaryFolder()

@@ -73,7 +73,7 @@ struct TIFFHalfFloatTests {
         #expect(written)
         let decoded = try TIFFReader.read(path: path)
         #expect(decoded.isFloatingPoint && decoded.bitsPerSample == 16)
-        #expect(decoded.maximumDataNumber == nil)
+        #expect(decoded.maximumDataNumber == 65504)
         var expected = PlanarImage(width: w, height: h, channelCount: 3)
         for i in 0..<n {
             for c in 0..<3 { expected.samples[c * n + i] = BinaryFloat16(bits: bits[3 * i + c]).floatValue }
@@ -95,6 +95,25 @@ struct TIFFHalfFloatTests {
                 }
             }
         }
+    }
+
+    @Test("a half file's units are checked like a 32-bit float file's: data scaled 0…1 against a profile in data numbers, a white level above binary16's largest value 65504")
+    func unitsWarnings() throws {
+        let folder = try TemporaryFolder()
+        let n = TestImages.width * TestImages.height
+        var bits = [UInt16](repeating: 0x3800, count: 3 * n)  // 0.5
+        bits[3 * (n / 2) + 1] = 0x3A00  // 0.75, the largest
+        let path = folder.file("scaled.tif")
+        #expect(Self.writeHalfRGB(path, bits: bits))
+        let scaled = try InputFrame.load(path: path, role: .flash, exposureOverride: "1/60,2.8,100", linearizeICC: false,
+                                         whiteLevel: (60000, "camera.json"))
+        #expect(scaled.unitsWarnings.count == 1
+                && scaled.unitsWarnings[0].contains("largest floating-point sample is 0.75, under 1 % of camera.json's white level 60000"),
+                "\(scaled.unitsWarnings)")
+        let high = try InputFrame.load(path: path, role: .flash, exposureOverride: "1/60,2.8,100", linearizeICC: false,
+                                       whiteLevel: (65535, "camera.json"))
+        #expect(high.unitsWarnings.contains { $0.contains("white level 65535.0 is above the largest value of \(path)'s 16-bit float samples (65504)") },
+                "\(high.unitsWarnings)")
     }
 
     @Test("NaN and infinity in a 16-bit float file name the first bad pixel", arguments: [UInt16(0x7E00), 0x7C00, 0xFC00])

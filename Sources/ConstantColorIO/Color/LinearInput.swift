@@ -51,6 +51,7 @@ public enum LinearInput {
         }
         let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)
         try profile.linearize(&decoded.image, scale: scale)
+        decoded.largestSample = nil  // (it described the encoded samples)
         return true
     }
 

@@ -73,7 +73,7 @@ public struct InputFrame: Sendable {
         }
         var unitsWarnings: [String] = []
         if let whiteLevel, let largest = decoded.maximumDataNumber, whiteLevel.level > Double(largest) {
-            unitsWarnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest code of \(path)'s \(decoded.bitsPerSample)-bit samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
+            unitsWarnings.append("warning: \(whiteLevel.source)'s white level \(whiteLevel.level) is above the largest \(decoded.isFloatingPoint ? "value" : "code") of \(path)'s \(decoded.bitsPerSample)-bit \(decoded.isFloatingPoint ? "float" : "integer") samples (\(Int(largest))): clipped pixels cannot be recognized (is it for these files?)")
         }
         // Floating-point samples are data numbers in the profile's units: a frame whose largest
         // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).

@@ -5,7 +5,7 @@ public struct DecodedTIFF: Sendable, Equatable {
     /// The file this came from.
     public var path: String
     /// The samples in the file's own data numbers as `Float`: 8-bit files give 0…255, 16-bit
-    /// files 0…65535, float files the stored values. One channel for grayscale files, three for
+    /// integer files 0…65535, float files (16 or 32 bits) the stored values. One channel for grayscale files, three for
     /// RGB (an alpha or other extra sample is dropped).
     public var image: PlanarImage
     /// Bits per sample in the file (8, 16 or 32).
@@ -31,8 +31,9 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var resolution: TIFFResolution? = nil
     /// Why resolution tags the file has are not used (nil: none, or used).
     public var resolutionNote: String? = nil
-    /// For a floating-point file the reader decoded, its largest sample (found in the same pass
-    /// that checks every sample is finite); nil for integer files and descriptions made by hand.
+    /// For a floating-point file the reader decoded, its largest sample as decoded (found in the
+    /// same pass that checks every sample is finite); nil for integer files, descriptions made by
+    /// hand, and samples changed since (`LinearInput.make`).
     public var largestSample: Float? = nil
 
     /// Creates a decoded file description.
@@ -54,9 +55,10 @@ public struct DecodedTIFF: Sendable, Equatable {
     /// description holding one reads as shown as stored, 1).
     public var tiffOrientation: TIFFOrientation { TIFFOrientation(orientation) ?? .topLeft }
 
-    /// The largest value the file's sample type can hold: 255, 65535, or nil for float files.
+    /// The largest value the file's sample type can hold: 255, 65535, 65504 for 16-bit floats
+    /// (binary16's largest finite value), or nil for 32-bit floats.
     public var maximumDataNumber: Float? {
-        isFloatingPoint ? nil : Float((1 << bitsPerSample) - 1)
+        isFloatingPoint ? (bitsPerSample == 16 ? BinaryFloat16.largestFinite : nil) : Float((1 << bitsPerSample) - 1)
     }
 }
 

@@ -80,7 +80,7 @@ struct TIFFLayout: Sendable {
     /// Refuses (before allocating) zero-sized images, more than `maximumPixelCount` pixels,
     /// compression other than none / LZW / Deflate / PackBits, photometric interpretations other
     /// than MinIsBlack (1 sample) and RGB (3 or more samples), bit depths other than 8/16-bit
-    /// unsigned and 32-bit float, an Orientation value outside 1…8, a reduced-resolution first
+    /// unsigned and 16/32-bit float, an Orientation value outside 1…8, a reduced-resolution first
     /// image and associated (premultiplied) alpha.
     init(handle: TIFFHandle, path: String, maximumPixelCount: Int) throws(TIFFError) {
         let tif = handle.tif
