@@ -40,13 +40,11 @@ public enum LinearInput {
     /// (`ICCProfile.linearize`; integer codes scaled to 0…1 and back, float samples taken as 0…1).
     /// Returns whether the samples were linearized.
     ///
-    /// - Parameter largestFloat: the largest sample of a floating-point file, when the caller has
-    ///   it (nil: computed here where needed).
     /// - Throws: `LinearInputError`, or `ColorManagementError` for a profile Little CMS cannot read.
     @discardableResult
-    public static func make(_ decoded: inout DecodedTIFF, linearizeICC: Bool, largestFloat: Float? = nil) throws -> Bool {
+    public static func make(_ decoded: inout DecodedTIFF, linearizeICC: Bool) throws -> Bool {
         guard let profile = try profileToInvert(decoded.iccProfile, path: decoded.path, linearizeICC: linearizeICC) else { return false }
-        if decoded.isFloatingPoint, let top = largestFloat ?? decoded.image.samples.max(), top > 1.001 {
+        if let top = decoded.largestFloatSample, top > 1.001 {
             throw LinearInputError.floatSamplesBeyondCurves(path: decoded.path, largest: top)
         }
         let scale: Float = decoded.isFloatingPoint ? 1 : Float((1 << decoded.bitsPerSample) - 1)

@@ -77,15 +77,14 @@ public struct InputFrame: Sendable {
         }
         // Floating-point samples are data numbers in the profile's units: a frame whose largest
         // sample is under 1 % of the white level is either nearly black or scaled otherwise (0…1).
-        // (The largest sample, from the reader's scan of a float file, used here and by the ICC check below.)
-        let largestFloat = decoded.isFloatingPoint ? decoded.largestSample ?? decoded.image.samples.max() : nil
-        if let whiteLevel, let top = largestFloat, Double(top) * 100 < whiteLevel.level {
+        // (The largest sample comes from the reader's scan of a float file, as for the ICC check below.)
+        if let whiteLevel, let top = decoded.largestFloatSample, Double(top) * 100 < whiteLevel.level {
             unitsWarnings.append("warning: \(path)'s largest floating-point sample is \(top), under 1 % of \(whiteLevel.source)'s white level \(whiteLevel.level): floating-point samples are read in the profile's units (data numbers); data scaled to 0…1 need a profile whose levels are in those units")
         }
         warnings += unitsWarnings
         let linearized: Bool
         do {
-            linearized = try LinearInput.make(&decoded, linearizeICC: linearizeICC, largestFloat: largestFloat)
+            linearized = try LinearInput.make(&decoded, linearizeICC: linearizeICC)
         } catch let error as LinearInputError {
             throw InputFrameError(file: error.path, problem: error.problem)
         }

@@ -60,6 +60,12 @@ public struct DecodedTIFF: Sendable, Equatable {
     public var maximumDataNumber: Float? {
         isFloatingPoint ? (bitsPerSample == 16 ? BinaryFloat16.largestFinite : nil) : Float((1 << bitsPerSample) - 1)
     }
+
+    /// For a floating-point file, its largest sample: `largestSample` where the reader found it,
+    /// else one pass over the samples; nil for integer files.
+    public var largestFloatSample: Float? {
+        isFloatingPoint ? largestSample ?? image.samples.max() : nil
+    }
 }
 
 /// The exposure tags of a file, each present or not.
