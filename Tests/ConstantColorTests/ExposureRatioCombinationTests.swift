@@ -22,7 +22,8 @@ struct ExposureRatioCombinationTests {
         let edges = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 1.1, edgeStandardError: 0)
         #expect(abs(edges.ratio - 1.1) < 1e-12 && edges.edgeWeight == 1 && edges.relativeUncertainty == 0)
         let both = AmbientRatioEstimate.combined(metadataUncertainty: 0, edgeRatio: 1.1, edgeStandardError: 0)
-        #expect(both.ratio.isFinite && both.relativeUncertainty.isFinite)
+        // Both exact (no variance to weigh by): EXIF's, as stated, with nothing uncertain.
+        #expect(both.ratio == 1 && both.relativeUncertainty == 0 && both.edgeWeight == 0)
     }
 
     /// EXIF and edges that disagree beyond the 99 % level are not averaged: the more precise is taken.

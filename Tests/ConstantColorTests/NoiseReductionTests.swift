@@ -325,7 +325,9 @@ struct NoiseReductionTests {
         // The ghost: where the ambient frame has the square and the flash frame has background (x 54…66).
         var ghost: Float = 0
         for y in 25..<45 { for x in 56..<64 { ghost = max(ghost, r.confidence[x, y, 0]) } }
-        #expect(ghost < 0.5, "max confidence on the ghost \(ghost)")
+        // 0.17 at most (a release build, 2026-12): the bound keeps it well below the gap fill's
+        // full-weight confidence, 0.5, where the ghost would have taken the output.
+        #expect(ghost < 0.25, "max confidence on the ghost \(ghost)")
         // Far from the moved object, on the green square's interior.
         #expect(r.confidence[100, 40, 0] > 0.8)
     }

@@ -26,9 +26,10 @@ struct StageTests {
     func normalization() {
         var raw = PlanarImage(width: 2, height: 1, channelCount: 3, repeating: 1256)
         raw[1, 0, 2] = 65535
-        let e = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2, isoSpeed: 400)
+        // t·ISO/100/N² = 0.01 · 2 / 7.84 (ISO and f-number that do not cancel): (1256 − 256) / it = 392 000.
+        let e = ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 2.8, isoSpeed: 200)
         let f = ExposureNormalization.normalize(raw: raw, exposure: e, camera: SyntheticScene.camera)
-        #expect(abs(f.image[0, 0, 0] - 1000 / Float(0.01 * 4 / 4)) < 1e-2)
+        for c in 0..<3 { #expect(abs(f.image[0, 0, c] - 392_000) < 0.1, "\(f.image[0, 0, c])") }
         #expect(f.clipped == [0, 1])
     }
 
@@ -101,7 +102,11 @@ struct StageTests {
     func clipped() throws {
         let r = try confidence(flashGain: 3e6, ambient: SIMD3(1e5, 1e5, 1e5), clipDisk: (20, 100, 4))
         #expect(r.confidence[20, 100, 0] == 0)
-        #expect(r.confidence[23, 100, 0] == 0)  // inside the dilated footprint
+        #expect(r.confidence[23, 100, 0] == 0)
+        // Not clipped themselves (their centres 4.53, 4.53 and 4.95 px from the disk's), each beside a
+        // clipped pixel: the one-pixel dilation.
+        #expect(r.confidence[24, 100, 0] == 0 && r.confidence[20, 104, 0] == 0 && r.confidence[23, 103, 0] == 0)
+        #expect(r.confidence[26, 100, 0] > 0, "two pixels beyond the dilation: \(r.confidence[26, 100, 0])")
         #expect(r.confidence[40, 35, 0] > 0.8)
     }
 
