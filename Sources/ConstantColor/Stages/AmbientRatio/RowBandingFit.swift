@@ -18,7 +18,7 @@ import Foundation
 /// (less noise for the slow mains banding). The change of a sinusoid `a·cos 2πνt + b·sin 2πνt`
 /// over ±δ is `2 sin(2πνδ)·(−a sin 2πνt + b cos 2πνt)`, exactly; components (at least
 /// `resolution` apart) are added one at a time (frequency scanned from 0.8 cycles per frame to one
-/// cycle per 6 rows, then refined by golden-section search) while an F-test against the model
+/// cycle per 6 rows, at most `highestCycles`, then refined by golden-section search) while an F-test against the model
 /// without it exceeds `fTestThreshold` (Fisher's F with 2 and n − p degrees of freedom; 25 is far
 /// beyond the 10⁻⁵ level even after the scan's many trials). In t, the coarse scan uses a line γ,
 /// the refinement, test and final fit a cubic one (`slopeTerms`, `smoothTerms`; the column terms
@@ -61,6 +61,13 @@ struct RowBandingFit {
     static let minimumAmplitude = 0.002
     /// Lowest frequency tried, cycles per frame (below it a sinusoid is a trend).
     static let lowestCycles = 0.8
+    /// Highest frequency tried, cycles per frame: one cycle per six reduced rows, at most a sixth
+    /// of 400 (the rows of a 2 : 1 frame's longer side, `ReducedFramePair.targetRows` across its
+    /// shorter one), 67 cycles: beyond every frame up to 2 : 1 reaches, and far beyond 100–120 Hz
+    /// mains flicker (1–4 cycles per 10–30 ms readout). Each frequency costs a pass over every row,
+    /// so without the bound a frame's cost grew with the square of its length: a 12 000 × 32 strip
+    /// (a receipt) took 87 s in this scan along its 12 000 columns, 4.7 s with it.
+    static let highestCycles = Double(2 * ReducedFramePair.targetRows) / 6
     /// Closest two components may be, cycles per frame: over one frame two sinusoids less than a
     /// cycle apart cannot be told apart (Rayleigh's criterion), and such a pair fits a slowly
     /// modulated misfit instead (2.09 + 2.40 cycles for one 2.00-cycle banding at 12 MP).
@@ -200,7 +207,7 @@ struct RowBandingFit {
                 samples[i].d = rawD[i] - (ends[g].0 * samples[i].up - ends[g].1 * samples[i].down)
             }
         }
-        let highest = Double(p.height) / 6
+        let highest = min(Double(p.height) / 6, highestCycles)
         var found: [Double] = []
         func reweight(_ model: Solution, _ frequencies: [Double]) {
             robust = Self.tukeyWeights(samples, groups, model, frequencies, rowCentred: rowCentredWeights)
