@@ -134,6 +134,38 @@ struct TIFFAtomicWriteTests {
         #expect(try TIFFReader.read(path: folder.file("output.tif")).image == other)
     }
 
+    @Test("an output that is a symbolic link is written through to the file it names (the link stays; `-o /dev/stdout > f` replaced /dev/stdout); `-` and a link to no file are refused in one line")
+    func symbolicLinkOutputs() throws {
+        let folder = try TemporaryFolder()
+        let real = folder.file("real.json"), link = folder.file("link.json")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        try AtomicFile.checkDestination(link)
+        try AtomicFile.write(Data("{}".utf8), to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: real)) == Data("{}".utf8))
+        // Through a staged set as well (the TIFF writer's path).
+        let set = AtomicFileSet()
+        try AtomicFile.write(Data("[]".utf8), to: link, staging: set)
+        try set.commit()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: real)) == Data("[]".utf8))
+        #expect(try folder.contents() == ["link.json", "real.json"])
+        // A link to a file that does not exist, and standard output's usual name.
+        let dangling = folder.file("dangling.json")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: folder.file("missing/none.json"))
+        for (path, words) in [(dangling, "symbolic link to a file that does not exist"), ("-", "standard output is not supported")] {
+            #expect {
+                try AtomicFile.write(Data(), to: path)
+            } throws: { error in
+                guard case .writeFailed(let named, let reason) = error as? AtomicFileError else { return false }
+                return named == path && reason.contains(words) && !"\(error)".contains("\n")
+            }
+            #expect(throws: AtomicFileError.self) { try AtomicFile.checkDestination(path) }
+        }
+        #expect(try folder.contents() == ["dangling.json", "link.json", "real.json"])
+    }
+
     @Test("AtomicFile.write writes data and keeps a replaced file's permissions")
     func atomicData() throws {
         let folder = try TemporaryFolder()

@@ -32,8 +32,8 @@ public enum AtomicFile {
         }
     }
 
-    /// Runs `body` with the path of a fresh, empty temporary file next to `path`, then flushes
-    /// it and renames it to `path`.
+    /// Runs `body` with the path of a fresh, empty temporary file next to `path` (`given`, or the
+    /// file a symbolic link there names: `destination(of:)`), then flushes it and renames it to `path`.
     ///
     /// `body` writes the complete file at the path it is given (it may replace the file, e.g. by
     /// opening it with truncation). When `body` throws, or finishing fails, the temporary file
@@ -42,12 +42,15 @@ public enum AtomicFile {
     /// are kept. With `staging`, the flushed temporary file is handed to the set instead of renamed:
     /// its `commit` renames it (and every other file of the set), its `discard` removes it.
     public static func withTemporaryPath<E: Error>(
-        for path: String, protectedPaths: [String], staging: AtomicFileSet? = nil, mapError: (AtomicFileError) -> E,
+        for given: String, protectedPaths: [String], staging: AtomicFileSet? = nil, mapError: (AtomicFileError) -> E,
         _ body: (String) throws(E) -> Void
     ) throws(E) {
-        if isProtected(path, protectedPaths: protectedPaths) {
-            throw mapError(.outputIsInput(path: path))
+        if isProtected(given, protectedPaths: protectedPaths) {
+            throw mapError(.outputIsInput(path: given))
         }
+        // The file written: `given`, or the file a symbolic link there names (`destination`).
+        let path: String
+        do { path = try destination(of: given) } catch { throw mapError(error) }
         // The rename would put a regular file in place of a device, pipe or socket (as root, e.g.
         // /dev/null): refused.
         if let reason = notAFileReason(path) { throw mapError(.writeFailed(path: path, reason: reason)) }
@@ -174,6 +177,25 @@ public enum AtomicFile {
         return nil
     }
 
+    /// The file an output named `path` goes to: `path` itself, or, where `path` is a symbolic link,
+    /// the file it names (`realpath`): the link is written through, as `cp` and the shell's `>` do.
+    /// Renaming onto the link would put the output in the link's place and leave the file it names
+    /// as it was — `-o /dev/stdout > out.tif` replaced `/dev/stdout` (as root) and left `out.tif`
+    /// empty. `-` (standard output in many tools) is refused: outputs are files written atomically.
+    static func destination(of path: String) throws(AtomicFileError) -> String {
+        if path == "-" {
+            throw .writeFailed(path: path, reason: "standard output is not supported (outputs are files, written atomically); give a file path (./- for a file named '-')")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+        // (A link to a pipe or device, e.g. /dev/stdout on a pipe, names no path: said as such.)
+        if let reason = notAFileReason(path) { throw .writeFailed(path: path, reason: reason) }
+        guard let resolved = realPath(path) else {
+            throw .writeFailed(path: path, reason: "it is a symbolic link to a file that does not exist (\(String(cString: strerror(errno)))): give the file's own path")
+        }
+        return resolved
+    }
+
     /// Why `path` (following symbolic links) cannot be replaced by an output file: it exists and is a
     /// device, pipe or socket — nil for a regular file, a folder (refused on its own), or no file.
     static func notAFileReason(_ path: String) -> String? {
@@ -202,9 +224,10 @@ public enum AtomicFile {
     /// path, not one of `protectedPaths`, not a folder, in an existing folder this process may write
     /// to. Commands call it for every output up front, so that a run that fails leaves no output of
     /// its set written.
-    public static func checkDestination(_ path: String, protectedPaths: [String] = []) throws(AtomicFileError) {
-        guard !path.isEmpty else { throw .writeFailed(path: path, reason: "empty path") }
-        if isProtected(path, protectedPaths: protectedPaths) { throw .outputIsInput(path: path) }
+    public static func checkDestination(_ given: String, protectedPaths: [String] = []) throws(AtomicFileError) {
+        guard !given.isEmpty else { throw .writeFailed(path: given, reason: "empty path") }
+        if isProtected(given, protectedPaths: protectedPaths) { throw .outputIsInput(path: given) }
+        let path = try destination(of: given)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .writeFailed(path: path, reason: "it is a folder")
