@@ -1,5 +1,6 @@
 import ConstantColor
 import ConstantColorIO
+import TestSupport
 import Foundation
 import Testing
 
@@ -50,12 +51,55 @@ struct InputFrameTests {
         } throws: { "\($0)".hasPrefix(path + ": --dark-exposure: ") }
     }
 
+    @Test("an exposure tag no camera records (f-number 0, as manual and adapted lenses leave it): refused naming the file, the value and the override that mends it")
+    func invalidExposureTag() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("f0.tif")
+        // (The writer refuses f/0: the tag is patched to 0/10 afterwards.)
+        try Self.write(path)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(TIFFBytes.setEXIFRational(&bytes, tag: 33437, 0, 10))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix(path + ": exposure tags (EXIF or IFD0): f-number 0") && !text.contains("\n")
+                && text.hasSuffix("; give --flash-exposure T,N,ISO with the capture's values")
+        }
+        let mended = try InputFrame.load(path: path, role: .flash, exposureOverride: "1/60,2.8,200", linearizeICC: false)
+        #expect(mended.frame.exposure.fNumber == 2.8)
+    }
+
+    @Test("an unassociated alpha below full coverage (an alignment tool's no-data border) is refused in one line naming the file, the count and the first pixel; an opaque alpha is ignored")
+    func transparentPixels() throws {
+        let folder = try TemporaryFolder()
+        var image = TestImages.image(channels: 4, type: .uint16)
+        let n = image.pixelCount, w = image.width
+        for i in 0..<n { image.samples[3 * n + i] = 65535 }
+        let opaquePath = folder.file("opaque.tif")
+        try TIFFWriter.write(image, to: opaquePath, options: TIFFWriteOptions(sampleType: .uint16, exposure: Self.exposure))
+        let loaded = try InputFrame.load(path: opaquePath, role: .ambient, exposureOverride: nil, linearizeICC: false)
+        #expect(loaded.frame.image == TestImages.withoutExtraChannels(image))
+        // The bottom two rows without data (alpha 0), as a registration tool leaves a shifted frame.
+        for y in (image.height - 2)..<image.height { for x in 0..<w { image.samples[3 * n + y * w + x] = 0 } }
+        let borderPath = folder.file("border.tif")
+        try TIFFWriter.write(image, to: borderPath, options: TIFFWriteOptions(sampleType: .uint16, exposure: Self.exposure))
+        #expect {
+            _ = try InputFrame.load(path: borderPath, role: .ambient, exposureOverride: nil, linearizeICC: false)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix(borderPath + ": its alpha channel marks \(2 * w) pixels (8.7 %, the first at x 0, y \(image.height - 2)) as not fully covered")
+                && !text.contains("\n")
+        }
+    }
+
     @Test("not three channels: refused in one line naming the file")
     func notRGB() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("grey.tif")
         try Self.write(path, channels: 1)
-        #expect(throws: InputFrameError(file: path, problem: "has 1 channel(s); camera RGB (3 or 4 samples per pixel) is required")) {
+        #expect(throws: InputFrameError(file: path, problem: "has 1 channel(s); camera RGB (3 samples per pixel, and any extra samples such as alpha, which are ignored) is required")) {
             _ = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false)
         }
     }

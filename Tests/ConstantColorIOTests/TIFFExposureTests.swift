@@ -192,7 +192,7 @@ struct TIFFExposureTests {
         return try TIFFReader.read(path: path)
     }
 
-    @Test("EXIF 2.3 sensitivity: without PhotographicSensitivity the parameter SensitivityType designates gives the ISO; a designated parameter that differs from PhotographicSensitivity is said; without SensitivityType nothing is assumed")
+    @Test("EXIF 2.3 sensitivity: without PhotographicSensitivity the parameter SensitivityType designates gives the ISO; a PhotographicSensitivity equal to none of the designated parameters is said; without SensitivityType nothing is assumed")
     func sensitivityTypeParameters() throws {
         let folder = try TemporaryFolder()
         let sos = UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY), rei = UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX), speed = UInt32(EXIFTAG_ISOSPEED)
@@ -209,8 +209,16 @@ struct TIFFExposureTests {
         // PhotographicSensitivity 200 beside the REI 100 SensitivityType designates: said, 200 used.
         let contradicting = try Self.sensitivityFile(folder, "contra.tif", iso: 200, type: 2, parameters: [rei: 100])
         #expect(contradicting.exposure.isoSpeed == 200 && contradicting.exposure.notes.count == 1
-                && contradicting.exposure.notes[0].contains("PhotographicSensitivity is 200 but RecommendedExposureIndex, which SensitivityType 2 says it records, is 100"),
+                && contradicting.exposure.notes[0].contains("PhotographicSensitivity is 200 but SensitivityType 2 says it records RecommendedExposureIndex 100"),
                 "\(contradicting.exposure.notes)")
+        // Two designated (4: SOS and REI) that differ, PhotographicSensitivity equal to one of them
+        // (it holds one of the parameters): no contradiction. Equal to neither: said, naming both.
+        let oneOfTwo = try Self.sensitivityFile(folder, "sos-rei.tif", iso: 100, type: 4, parameters: [sos: 100, rei: 200])
+        #expect(oneOfTwo.exposure.isoSpeed == 100 && oneOfTwo.exposure.notes.isEmpty, "\(oneOfTwo.exposure.notes)")
+        let neither = try Self.sensitivityFile(folder, "neither.tif", iso: 160, type: 4, parameters: [sos: 100, rei: 200])
+        #expect(neither.exposure.isoSpeed == 160 && neither.exposure.notes.count == 1
+                && neither.exposure.notes[0].contains("records StandardOutputSensitivity 100 and RecommendedExposureIndex 200 (EXIF 2.3 has it equal to one of them"),
+                "\(neither.exposure.notes)")
         // Agreeing: nothing said.
         let agreeing = try Self.sensitivityFile(folder, "agree.tif", iso: 100, type: 6, parameters: [rei: 100, speed: 100])
         #expect(agreeing.exposure.isoSpeed == 100 && agreeing.exposure.notes.isEmpty)

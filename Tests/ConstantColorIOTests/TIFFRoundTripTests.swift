@@ -54,8 +54,18 @@ struct TIFFRoundTripTests {
     func roundTrip(_ layout: TIFFLayoutCase) throws {
         let folder = try TemporaryFolder()
         let path = folder.file("image.tif")
-        let image = TestImages.image(channels: layout.channels, type: layout.sampleType,
+        var image = TestImages.image(channels: layout.channels, type: layout.sampleType,
                                      seed: UInt64(layout.channels * 31 + (layout.planar ? 7 : 0)))
+        // A 4th channel is unassociated alpha: opaque (the largest code, 1 for floats) but for three
+        // pixels — one in the first strip or tile, one further on, the last — whose coverage the
+        // reader counts (TIFF 6.0 section 18).
+        let n = image.pixelCount, w = image.width
+        let opaque: Float = [.uint8: 255, .uint16: 65535, .float32: 1][layout.sampleType]!
+        let clear = [2 * w + 5, 9 * w + 20, n - 1]
+        if layout.channels == 4 {
+            for i in 0..<n { image.samples[3 * n + i] = opaque }
+            for (k, i) in clear.enumerated() { image.samples[3 * n + i] = [0, opaque / 2, opaque - 1][k] }
+        }
         try TIFFWriter.write(image, to: path, options: layout.options)
 
         let expected = TestImages.withoutExtraChannels(image)
@@ -73,6 +83,9 @@ struct TIFFRoundTripTests {
         // Several parallel bands, each with its own libtiff handle, give the same samples.
         let banded = try TIFFReader.read(path: path, minimumSamplesPerBand: 1)
         #expect(banded.image == expected)
+        let coverage = layout.channels == 4 ? TransparentPixels(count: 3, firstX: 5, firstY: 2) : nil
+        #expect(decoded.transparentPixels == coverage && banded.transparentPixels == coverage,
+                "\(String(describing: decoded.transparentPixels)) / \(String(describing: banded.transparentPixels))")
     }
 
     @Test("integer output rounds to nearest (ties to even) and clamps")

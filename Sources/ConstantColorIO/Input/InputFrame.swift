@@ -66,7 +66,15 @@ public struct InputFrame: Sendable {
         var decoded = try TIFFReader.read(path: path)
         var warnings: [String] = []
         guard decoded.image.channelCount == 3 else {
-            throw InputFrameError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 or 4 samples per pixel) is required")
+            // A stack of one-channel pages (ImageJ/Fiji saves colour channels so) is said as such.
+            let stack = decoded.imageCount >= 3 ? " (it holds \(decoded.imageCount) images: a stack of channels? Save the frame as one RGB image)" : ""
+            throw InputFrameError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 samples per pixel, and any extra samples such as alpha, which are ignored) is required\(stack)")
+        }
+        // An unassociated alpha below full coverage marks pixels with no measurement (an alignment
+        // or stitching tool's border) or a blend: read as camera data they would be wrong silently.
+        if let clear = decoded.transparentPixels {
+            let share = Double(clear.count) / Double(max(1, decoded.image.pixelCount))
+            throw InputFrameError(file: path, problem: "its alpha channel marks \(clear.count) pixels (\(String(format: "%.2g", 100 * share)) %, the first at x \(clear.firstX), y \(clear.firstY)) as not fully covered: pixels without data or blended ones (an alignment or stitching tool's border?) hold no measurement; crop both frames to the area every pixel of which was captured, or save them without alpha")
         }
         if decoded.imageCount > 1 {
             warnings.append("warning: \(path) holds \(decoded.imageCount) images; the first (\(decoded.image.width)x\(decoded.image.height)) is read, the others are ignored")
@@ -120,7 +128,8 @@ public struct InputFrame: Sendable {
         do {
             return (try settings.validated(), fields.notes.map { "warning: \(path): \($0)" })
         } catch {
-            throw InputFrameError(file: path, problem: "exposure tags (EXIF or IFD0): \(error)")
+            // (An f-number of 0 is what many manual and adapted lenses leave: the override is the remedy.)
+            throw InputFrameError(file: path, problem: "exposure tags (EXIF or IFD0): \(error); give \(overrideHint ?? "--\(role.rawValue)-exposure T,N,ISO") with the capture's values")
         }
     }
 

@@ -35,6 +35,8 @@ public struct DecodedTIFF: Sendable, Equatable {
     /// same pass that checks every sample is finite); nil for integer files, descriptions made by
     /// hand, and samples changed since (`LinearInput.make`).
     public var largestSample: Float? = nil
+    /// The pixels whose unassociated alpha is below full coverage (nil: none, or no such alpha).
+    public var transparentPixels: TransparentPixels? = nil
 
     /// Creates a decoded file description.
     public init(path: String, image: PlanarImage, bitsPerSample: Int, isFloatingPoint: Bool,

@@ -22,6 +22,16 @@ enum TIFFSampleKind: Sendable, Equatable {
 
     /// IEEE floating-point samples (SampleFormat 3).
     var isFloatingPoint: Bool { self == .float16 || self == .float32 }
+
+    /// An alpha sample's value for full coverage (TIFF 6.0 section 18: alpha runs from 0, clear, to
+    /// the largest code, opaque; floating-point alpha to 1).
+    var opaqueAlpha: Float {
+        switch self {
+        case .uint8: return 255
+        case .uint16: return 65535
+        case .float16, .float32: return 1
+        }
+    }
 }
 
 /// How the pixel data of a directory is cut into separately decoded chunks.
@@ -60,6 +70,9 @@ struct TIFFLayout: Sendable {
     /// Deflate (8 or 32946): each chunk is a zlib stream whose Adler-32 the decoder checks
     /// (`cc_tiff_deflate_chunk_is_intact`).
     let isDeflate: Bool
+    /// The index of an RGB file's unassociated alpha sample (ExtraSamples 2), whose coverage the
+    /// decoder counts (`TransparentPixels`); nil where there is none.
+    let alphaSample: Int?
 
     /// Rows covered by one strip or one row of tiles.
     var rowsPerUnit: Int {
@@ -126,7 +139,7 @@ struct TIFFLayout: Sendable {
         case UInt16(PHOTOMETRIC_MINISBLACK):
             guard samplesPerPixel == 1 else {
                 throw .unsupported(path: path, what: "\(samplesPerPixel) samples per pixel with MinIsBlack photometric; "
-                                   + "supported: 1 (grayscale), 3 or 4 (RGB)")
+                                   + "supported: 1 (grayscale, for maps), or RGB photometric with 3 samples or more (camera frames)")
             }
         case UInt16(PHOTOMETRIC_RGB):
             guard samplesPerPixel >= 3 else {
@@ -134,7 +147,7 @@ struct TIFFLayout: Sendable {
             }
         default:
             throw .unsupported(path: path, what: "\(Self.photometricName(photometric)) photometric interpretation "
-                               + "(\(photometric)); supported: MinIsBlack (1 sample), RGB (3 or 4 samples)")
+                               + "(\(photometric)); supported: RGB with 3 samples or more (camera frames), MinIsBlack with 1 (maps)")
         }
 
         var bitsPerSample: UInt16 = 1
@@ -168,10 +181,17 @@ struct TIFFLayout: Sendable {
         // Premultiplied colors cannot be measured once alpha is dropped (TIFF 6.0 section 18).
         var extraCount: UInt16 = 0
         var extraTypes: UnsafePointer<UInt16>?
-        if cc_tiff_get_extrasamples(tif, &extraCount, &extraTypes) == 1, let extraTypes,
-           (0..<Int(extraCount)).contains(where: { extraTypes[$0] == UInt16(EXTRASAMPLE_ASSOCALPHA) }) {
-            throw .unsupported(path: path, what: "associated (premultiplied) alpha; "
-                               + "save without alpha or with unassociated alpha")
+        var alphaSample: Int? = nil
+        if cc_tiff_get_extrasamples(tif, &extraCount, &extraTypes) == 1, let extraTypes {
+            if (0..<Int(extraCount)).contains(where: { extraTypes[$0] == UInt16(EXTRASAMPLE_ASSOCALPHA) }) {
+                throw .unsupported(path: path, what: "associated (premultiplied) alpha; "
+                                   + "save without alpha or with unassociated alpha")
+            }
+            // The extra samples are the last ExtraSamples-count of the pixel's samples.
+            if photometric == UInt16(PHOTOMETRIC_RGB), Int(extraCount) <= samplesPerPixel - 3,
+               let e = (0..<Int(extraCount)).first(where: { extraTypes[$0] == UInt16(EXTRASAMPLE_UNASSALPHA) }) {
+                alphaSample = samplesPerPixel - Int(extraCount) + e
+            }
         }
 
         var planarConfig: UInt16 = 1
@@ -237,6 +257,7 @@ struct TIFFLayout: Sendable {
         self.outputChannelCount = outputChannelCount
         self.sampleKind = sampleKind
         self.isPlanarSeparate = isPlanarSeparate
+        self.alphaSample = alphaSample
         self.chunking = chunking
         self.chunkByteCount = chunkByteCount
         self.orientation = Int(orientation)

@@ -89,9 +89,10 @@ public enum TIFFReader {
         // Float is a trivial type, so uninitialized elements are valid values; the decoder
         // overwrites every one of them before the array is used.
         var samples = uninitializedLargeArray(Float.self, count: count)
+        let transparency = layout.alphaSample == nil ? nil : TransparentPixelTally(width: layout.width)
         let failure: TIFFError? = samples.withUnsafeMutableBufferPointer { buffer in
             decodeAll(handle: handle, layout: layout, path: path, output: SharedMutableBuffer(buffer),
-                      minimumSamplesPerBand: minimumSamplesPerBand)
+                      minimumSamplesPerBand: minimumSamplesPerBand, transparency: transparency)
         }
         if let failure { throw failure }
 
@@ -123,6 +124,7 @@ public enum TIFFReader {
         decoded.resolution = resolution
         decoded.resolutionNote = resolutionNote
         decoded.largestSample = largestSample
+        decoded.transparentPixels = transparency?.result
         return decoded
     }
 
@@ -221,11 +223,13 @@ public enum TIFFReader {
                 }
                 return
             }
-            for other in designated where abs(other.value - iso) > 1e-3 * iso {
-                fields.notes.append("PhotographicSensitivity is " + String(format: "%g", iso) + " but \(other.name), which SensitivityType \(type) "
-                                    + "says it records, is " + String(format: "%g", other.value)
-                                    + " (EXIF 2.3 has them equal; the tags contradict each other): ISO " + String(format: "%g", iso) + " is used")
-            }
+            // A type that designates two or three parameters (4…7) records them all, and
+            // PhotographicSensitivity holds one of them: the tags agree where it equals any.
+            guard !designated.isEmpty, !designated.contains(where: { abs($0.value - iso) <= 1e-3 * iso }) else { return }
+            let stated = designated.map { "\($0.name) " + String(format: "%g", $0.value) }.joined(separator: " and ")
+            fields.notes.append("PhotographicSensitivity is " + String(format: "%g", iso) + " but SensitivityType \(type) says it records "
+                                + stated + " (EXIF 2.3 has it equal to \(designated.count == 1 ? "that" : "one of them"); the tags contradict each other): ISO "
+                                + String(format: "%g", iso) + " is used")
         }
         var exifOffset: UInt64 = 0
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
@@ -274,7 +278,8 @@ public enum TIFFReader {
     /// handle (a handle is not thread-safe, separate handles are). Returns the failure of the
     /// earliest failing band, or nil.
     static func decodeAll(handle: TIFFHandle, layout: TIFFLayout, path: String,
-                          output: SharedMutableBuffer<Float>, minimumSamplesPerBand: Int) -> TIFFError? {
+                          output: SharedMutableBuffer<Float>, minimumSamplesPerBand: Int,
+                          transparency: TransparentPixelTally? = nil) -> TIFFError? {
         let samplesPerUnit = layout.rowsPerUnit * layout.width * layout.outputChannelCount
         let minimumUnits = max(1, minimumSamplesPerBand / max(1, samplesPerUnit))
         let failures = FirstFinding<TIFFError>()
@@ -297,16 +302,16 @@ public enum TIFFReader {
             switch layout.sampleKind {
             case .uint8:
                 failure = decode(UInt8.self, units: units, handle: bandHandle, layout: layout, path: path,
-                                 chunk: chunk, output: output)
+                                 chunk: chunk, output: output, transparency: transparency)
             case .uint16:
                 failure = decode(UInt16.self, units: units, handle: bandHandle, layout: layout, path: path,
-                                 chunk: chunk, output: output)
+                                 chunk: chunk, output: output, transparency: transparency)
             case .float16:
                 failure = decode(BinaryFloat16.self, units: units, handle: bandHandle, layout: layout, path: path,
-                                 chunk: chunk, output: output)
+                                 chunk: chunk, output: output, transparency: transparency)
             case .float32:
                 failure = decode(Float.self, units: units, handle: bandHandle, layout: layout, path: path,
-                                 chunk: chunk, output: output)
+                                 chunk: chunk, output: output, transparency: transparency)
             }
             if let failure { failures.record(order: units.lowerBound, failure) }
         }
@@ -318,7 +323,7 @@ public enum TIFFReader {
     /// for errors libtiff reported along the way.
     static func decode<T: TIFFDecodedSample>(
         _: T.Type, units: Range<Int>, handle: TIFFHandle, layout: TIFFLayout, path: String,
-        chunk: UnsafeMutableRawPointer, output: SharedMutableBuffer<Float>
+        chunk: UnsafeMutableRawPointer, output: SharedMutableBuffer<Float>, transparency: TransparentPixelTally? = nil
     ) -> TIFFError? {
         let tif = handle.tif
         let width = layout.width
@@ -368,6 +373,21 @@ public enum TIFFReader {
                                  sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
                                  destination: output.base + plane * planeSize + y0 * width,
                                  destinationRowStride: width, planeSize: planeSize)
+                    if let transparency, let a = layout.alphaSample, !layout.isPlanarSeparate {
+                        transparency.scan(source, rows: rows, columns: width, rowStride: rowSamples, pixelStride: chunkSamplesPerPixel,
+                                          sample: a, opaque: layout.sampleKind.opaqueAlpha, x0: 0, y0: y0)
+                    }
+                }
+                // A planar file's alpha is a plane of its own, read for its coverage only.
+                if let transparency, let a = layout.alphaSample, layout.isPlanarSeparate {
+                    let strip = UInt32(a * stripsPerPlane + unit)
+                    let got = Int(TIFFReadEncodedStrip(tif, strip, chunk, tmsize_t(layout.chunkByteCount)))
+                    guard got >= expected, handle.messages.errorCount == errorsBefore else {
+                        return failure("strip", strip, got: got, expected: expected)
+                    }
+                    if let damaged = deflateDamage("strip", strip, expected: expected) { return damaged }
+                    transparency.scan(source, rows: rows, columns: width, rowStride: rowSamples, pixelStride: 1,
+                                      sample: 0, opaque: layout.sampleKind.opaqueAlpha, x0: 0, y0: y0)
                 }
             }
         case .tiles(let tileWidth, let tileLength):
@@ -389,6 +409,20 @@ public enum TIFFReader {
                                      sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
                                      destination: output.base + plane * planeSize + y0 * width + x0,
                                      destinationRowStride: width, planeSize: planeSize)
+                        if let transparency, let a = layout.alphaSample, !layout.isPlanarSeparate {
+                            transparency.scan(source, rows: rows, columns: columns, rowStride: rowSamples, pixelStride: chunkSamplesPerPixel,
+                                              sample: a, opaque: layout.sampleKind.opaqueAlpha, x0: x0, y0: y0)
+                        }
+                    }
+                    if let transparency, let a = layout.alphaSample, layout.isPlanarSeparate {
+                        let tile = TIFFComputeTile(tif, UInt32(x0), UInt32(y0), 0, UInt16(a))
+                        let got = Int(TIFFReadEncodedTile(tif, tile, chunk, tmsize_t(layout.chunkByteCount)))
+                        guard got >= expected, handle.messages.errorCount == errorsBefore else {
+                            return failure("tile", tile, got: got, expected: expected)
+                        }
+                        if let damaged = deflateDamage("tile", tile, expected: expected) { return damaged }
+                        transparency.scan(source, rows: rows, columns: columns, rowStride: rowSamples, pixelStride: 1,
+                                          sample: 0, opaque: layout.sampleKind.opaqueAlpha, x0: x0, y0: y0)
                     }
                 }
             }
