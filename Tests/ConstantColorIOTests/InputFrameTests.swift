@@ -99,7 +99,7 @@ struct InputFrameTests {
         let folder = try TemporaryFolder()
         let path = folder.file("grey.tif")
         try Self.write(path, channels: 1)
-        #expect(throws: InputFrameError(file: path, problem: "has 1 channel(s); camera RGB (3 samples per pixel, and any extra samples such as alpha, which are ignored) is required")) {
+        #expect(throws: InputFrameError(file: path, problem: "has 1 channel(s); camera RGB (3 samples per pixel; extra samples, such as an opaque alpha, are ignored) is required")) {
             _ = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false)
         }
     }

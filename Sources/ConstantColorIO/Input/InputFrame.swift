@@ -68,7 +68,7 @@ public struct InputFrame: Sendable {
         guard decoded.image.channelCount == 3 else {
             // A stack of one-channel pages (ImageJ/Fiji saves colour channels so) is said as such.
             let stack = decoded.imageCount >= 3 ? " (it holds \(decoded.imageCount) images: a stack of channels? Save the frame as one RGB image)" : ""
-            throw InputFrameError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 samples per pixel, and any extra samples such as alpha, which are ignored) is required\(stack)")
+            throw InputFrameError(file: path, problem: "has \(decoded.image.channelCount) channel(s); camera RGB (3 samples per pixel; extra samples, such as an opaque alpha, are ignored) is required\(stack)")
         }
         // An unassociated alpha below full coverage marks pixels with no measurement (an alignment
         // or stitching tool's border) or a blend: read as camera data they would be wrong silently.
