@@ -92,6 +92,7 @@ struct CalibrateChart: ParsableCommand {
         if description.neutralIndices.count < FlashWhiteEstimate.minimumNeutralPatches {
             throw CLIError(file: chart, problem: "\(FlashWhiteEstimate.Failure.tooFewNeutralPatches(found: description.neutralIndices.count))")
         }
+        if let problem = description.chromaticCoverageProblem { throw CLIError(file: chart, problem: problem) }
         let whiteSource = (white, camera ?? "--white-level")
         let captureLoaded = try InputFrame.load(path: capture, role: .capture, exposureOverride: exposure,
                                                  linearizeICC: linearizeIcc, whiteLevel: whiteSource)

@@ -214,6 +214,32 @@ struct CalibrateValidateCLITests {
         try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: chromatic))
         try expectBadInput(chartArguments(Self.darkroom, chart: chromatic, out: dir), in: dir,
                            mentions: ["chromatic.json: the chart has 0 neutral patch(es)"])
+        // Too few colours to fix a matrix: the greys alone (it fitted a profile 22 ΔE00 off at a fit
+        // error of 0.62), and the greys with the reds and cyans only (one line through grey in a*b*).
+        for (name, keep) in [("greys", { (lab: [Double]) in (lab[1] * lab[1] + lab[2] * lab[2]).squareRoot() < 3 }),
+                             ("redcyan", { (lab: [Double]) in (lab[1] * lab[1] + lab[2] * lab[2]).squareRoot() < 3 || abs(lab[2]) < 0.3 * abs(lab[1]) })] {
+            truth = try JSONValue.read(path: Self.darkroomTruth).object!
+            chart = truth["chart"]!.object!
+            let all = chart["patches"]!.array!
+            var chosen = all.filter { keep($0.object!["lab"]!.array!.map { $0.double! }) }
+            if name == "redcyan" {
+                // Eight chromatic patches along a* (enough in number), made exactly so.
+                chosen += all.filter { p in
+                    let lab = p.object!["lab"]!.array!.map { $0.double! }
+                    return (lab[1] * lab[1] + lab[2] * lab[2]).squareRoot() >= 3 && abs(lab[2]) >= 0.3 * abs(lab[1])
+                }.prefix(8).map { p in
+                    var o = p.object!
+                    let lab = o["lab"]!.array!.map { $0.double! }
+                    o["lab"] = .array([.number(lab[0]), .number(lab[1] >= 0 ? 40 : -40), .number(0)]); return .object(o)
+                }
+            }
+            chart["patches"] = .array(chosen)
+            truth["chart"] = .object(chart)
+            let few = dir.appendingPathComponent("\(name).json").path
+            try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: few))
+            try expectBadInput(chartArguments(Self.darkroom, chart: few, out: dir), in: dir,
+                               mentions: ["\(name).json: ", name == "greys" ? "0 chromatic patches" : "lie along one line through grey"])
+        }
         // Malformed JSON.
         let malformed = dir.appendingPathComponent("malformed.json").path
         try Data("{\"patches\": [".utf8).write(to: URL(fileURLWithPath: malformed))

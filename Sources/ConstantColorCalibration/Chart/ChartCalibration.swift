@@ -98,6 +98,7 @@ public struct ChartCalibration: Sendable {
                 blackLevel: Double, whiteLevel: Double, iso: Double, chart: ChartDescription,
                 fitFlashFalloff: Bool = true, darkFrame: DarkFrame? = nil, file: String) throws {
         guard capture.channelCount == 3 else { throw ChartCalibrationError.notRGB(file: file, channels: capture.channelCount) }
+        if let problem = chart.chromaticCoverageProblem { throw ChartCalibrationError.chromaticCoverage(file: file, problem: problem) }
         if let a = ambient, a.width != capture.width || a.height != capture.height || a.channelCount != 3 {
             throw ChartCalibrationError.ambientMismatch(file: file)
         }
@@ -295,6 +296,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     case white(file: String, failure: FlashWhiteEstimate.Failure)
     /// The patch colors do not span three dimensions.
     case degenerate(file: String)
+    /// The chart's chromatic patches cannot fix a matrix (`ChartDescription.chromaticCoverageProblem`).
+    case chromaticCoverage(file: String, problem: String)
     /// The photon transfer line could not be fitted; `varianceFalls`: the variance falls with the
     /// signal (`ChartCalibration.varianceFallsWithSignal`).
     case noiseFit(file: String, varianceFalls: Bool = false)
@@ -308,6 +311,7 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         case .notRGB(let f, let c): return "\(f): has \(c) channel(s); camera RGB is required"
         case .ambientMismatch(let f): return "\(f): the ambient frame's size or channel count differs from the capture's"
         case .white(let f, let e): return "\(f): \(e)"
+        case .chromaticCoverage(let f, let p): return "\(f): the chart description: \(p)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
         case .notUniform(let f, let p, let d):
             return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
