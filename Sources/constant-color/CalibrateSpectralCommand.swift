@@ -75,6 +75,14 @@ struct CalibrateSpectral: ParsableCommand {
         guard power.contains(where: { $0 > 0 }) else {
             throw CLIError(file: flashSpd, problem: "key 'values': the flash has no power at any wavelength")
         }
+        // A table that stops where the camera still sees: its end values stand in for the light there.
+        let measuredNm = try JSONObjectReader(flashJSON, file: flashSpd).numbers("wavelengthsNm")
+        if let lo = measuredNm.min(), let hi = measuredNm.max() {
+            let share = SpectralCalibration.responseShareOutside(lo...hi, flash: flash, camera: sensitivity)
+            if let c = (0..<3).max(by: { share[$0] < share[$1] }), share[c] > SpectralCalibration.largestExtrapolatedShare {
+                throw CLIError(file: flashSpd, problem: String(format: "covers %g–%g nm, but %.1f %% of the camera's %@ response to it lies outside, where the table's end values would stand in for the light (CIE 015:2004 §7.2.2.1); measure the flash over the camera's whole sensitivity (at most %g %% may lie outside)", lo, hi, 100 * share[c], ["red", "green", "blue"][c], 100 * SpectralCalibration.largestExtrapolatedShare))
+            }
+        }
         let set = try SpectralSet(path: trainingPath)
         // Reflectance factors: fractions of a perfect white, a little above 1 at most (fluorescence),
         // not negative beyond noise. Percentages (×100) fitted the same matrix but printed other fit

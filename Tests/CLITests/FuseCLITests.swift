@@ -916,6 +916,18 @@ struct FuseCLITests {
                                     "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
         #expect(spectral.status == 2 && spectral.stderr.contains("spd.json") && spectral.stderr.contains("negative"), "\(spectral.stderr)")
         #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
+        // A flash table cut to 450–620 nm while the camera sees 380–780: its end values stood in for
+        // the light beyond (the white's blue 15 % high, silently). Refused, naming the table and the share.
+        var cut = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
+        let kept = zip(cut["wavelengthsNm"]!.doubles!, cut["values"]!.doubles!).filter { $0.0 >= 450 && $0.0 <= 620 }
+        cut["wavelengthsNm"] = .array(kept.map { .number($0.0) }); cut["values"] = .array(kept.map { .number($0.1) })
+        try JSONValue.object(cut).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("cut.json")))
+        let cutRun = try CLI.run(["calibrate", "spectral", "--camera-sensitivity", spectra + "camera-nikon-5100-npl.json",
+                                  "--flash-spd", pair.file("cut.json"), "--spectra", spectra,
+                                  "--camera-out", pair.file("c.json"), "--flash-out", pair.file("f.json")])
+        #expect(cutRun.status == 2 && cutRun.stderr.contains("cut.json: covers 450–620 nm, but ")
+                && cutRun.stderr.contains("response to it lies outside") && cutRun.stderr.split(separator: "\n").count == 1, "\(cutRun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pair.file("c.json")))
         // Training reflectances in percent, or negative: refused (percentages fitted the same matrix
         // with other printed errors and a doubled uncertainty map, silently).
         let training = try JSONValue.read(path: spectra + "training-rawtoaces-v1-190.json").object!
