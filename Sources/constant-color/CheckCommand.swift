@@ -75,7 +75,15 @@ struct CheckCommand: ParsableCommand {
             let stored = orientation.storedRectangle(x: x, y: y, width: w, height: h,
                                                      imageWidth: map.image.width, imageHeight: map.image.height)
             value = ConfidenceSummary.centerWeightedMean(map.image, region: stored)
-            what = "center-weighted mean confidence of region \(roi)"
+            // Which of the run's two maps this is (their whole-frame means are in the report): the
+            // colour confidence (`--confidence`) is the lower, and a region of it can fail where the
+            // report's measurement confidence passed.
+            let whole = ConfidenceSummary.centerWeightedMean(map.image)
+            let colour = (r.members["colorConfidence"]?.object?["centerWeightedMean"]).flatMap(\.double)
+            let measurement = r.members["centerWeightedMeanConfidence"]?.double
+            let isColour = colour.map({ abs($0 - whole) < 1e-4 }) == true, isMeasurement = measurement.map({ abs($0 - whole) < 1e-4 }) == true
+            let kind = isColour && !isMeasurement ? "colour " : isMeasurement && !isColour ? "measurement " : ""
+            what = "center-weighted mean \(kind)confidence of region \(roi)"
         }
         let verdict = value >= limit
         print("\(what): \(String(format: "%.4f", value)) \(verdict ? ">=" : "<") threshold \(limit): \(verdict ? "constantColor" : "fallback")")

@@ -93,6 +93,13 @@ struct FuseCLITests {
         #expect(badMap.status == 2 && badMap.stderr.contains("outside [0, 1]"), "\(badMap.stderr)")
         let roi = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("conf.tif"), "--threshold", "0"])
         #expect(roi.status == 0, "\(roi.stderr)")
+        // Which of the run's maps a region was read from is said (the colour confidence is the lower:
+        // a region of it could fail where the report passed, with nothing to say why).
+        if abs(colour - reportMean) > 1e-3 {
+            #expect(roi.stdout.hasPrefix("center-weighted mean colour confidence of region 10,10,20,20: "), "\(roi.stdout)")
+            let measured = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("measurement.tif"), "--threshold", "0"])
+            #expect(measured.stdout.hasPrefix("center-weighted mean measurement confidence of region 10,10,20,20: "), "\(measured.stdout)")
+        }
         // A negative corner is a value, refused as a region (it was taken for an option: "Missing value").
         let negative = try CLI.run(["check", pair.file("report.json"), "--roi", "-5,10,20,20", "--confidence", pair.file("conf.tif")])
         #expect(negative.status == 2 && negative.stderr.contains("--roi '-5,10,20,20' is not x,y,w,h with x, y >= 0"), "\(negative.stderr)")
