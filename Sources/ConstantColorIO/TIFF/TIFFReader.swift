@@ -55,7 +55,8 @@ public enum TIFFReader {
     ///
     /// Accepted: 8/16-bit unsigned or 16/32-bit IEEE float samples (16-bit: binary16, as darktable
     /// and RawTherapee export linear float TIFFs); 1 sample (MinIsBlack) or 3 and
-    /// more (RGB; a 4th, alpha or other extra sample is dropped); chunky or planar-separate;
+    /// more (RGB; a 4th, alpha or other extra sample is dropped, an unassociated alpha's pixels below
+    /// full coverage counted in `transparentPixels`); chunky or planar-separate;
     /// strips or tiles; no compression, LZW, Deflate (both tag values) or PackBits, with or
     /// without a horizontal / floating-point predictor. The samples are returned as stored, whatever
     /// the Orientation tag (1…8, reported in `DecodedTIFF.orientation`; another value is refused as

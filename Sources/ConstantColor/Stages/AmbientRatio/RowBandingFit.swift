@@ -65,8 +65,9 @@ struct RowBandingFit {
     /// of 400 (the rows of a 2 : 1 frame's longer side, `ReducedFramePair.targetRows` across its
     /// shorter one), 67 cycles: beyond every frame up to 2 : 1 reaches, and far beyond 100–120 Hz
     /// mains flicker (1–4 cycles per 10–30 ms readout). Each frequency costs a pass over every row,
-    /// so without the bound a frame's cost grew with the square of its length: a 12 000 × 32 strip
-    /// (a receipt) took 87 s in this scan along its 12 000 columns, 4.7 s with it.
+    /// so without the bound a frame's cost grew with the square of its length: `fuse` took 87 s on a
+    /// 12 000 × 32 strip (a receipt), nearly all of it in this scan along its 12 000 columns; 4.7 s
+    /// with it.
     static let highestCycles = Double(2 * ReducedFramePair.targetRows) / 6
     /// Closest two components may be, cycles per frame: over one frame two sinusoids less than a
     /// cycle apart cannot be told apart (Rayleigh's criterion), and such a pair fits a slowly
