@@ -251,6 +251,16 @@ struct CalibrateValidateCLITests {
         let clipped = dir.appendingPathComponent("clipped.tif").path
         try TIFFWriter.write(bright, to: clipped, options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
         try expectBadInput(chartArguments(clipped, chart: Self.darkroomTruth, out: dir), in: dir, mentions: ["clipped.tif", "mostly clipped"])
+        // The capture's values scaled to 5 % above black (floats: no quantization), with the set's dark
+        // frame: its patches are quieter than the dark frame's read noise, which no signal can be (a
+        // gain of 21 e⁻/DN was written, the truth 0.25).
+        var faint = decoded.image
+        for i in faint.samples.indices { faint.samples[i] = 1024 + 0.05 * (faint.samples[i] - 1024) }
+        let faintPath = dir.appendingPathComponent("faint.tif").path
+        try TIFFWriter.write(faint, to: faintPath, options: TIFFWriteOptions(sampleType: .float32, exposure: decoded.exposure.settings))
+        try expectBadInput(chartArguments(faintPath, chart: Self.darkroomTruth, out: dir)
+                           + ["--dark", Self.dark], in: dir,
+                           mentions: ["faint.tif: ", "quieter than the dark frame's read noise"])
         // --camera and --black-level / --white-level together: which levels hold is ambiguous.
         let both = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
                                + ["--camera", Self.root + "/calibration/chart-nikon5100.camera.json"])
