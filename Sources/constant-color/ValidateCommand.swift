@@ -104,6 +104,12 @@ struct ValidateCommand: ParsableCommand {
             throw CLIError(file: (folders[k] as NSString).appendingPathComponent("truth.json"),
                            problem: "has no condition.ambientLux, which --accuracy-max-lux selects the conditions by")
         }
+        // The conditions the accuracy is measured on are known from the truth files: none is refused
+        // before the run, not after it.
+        if let limit = accuracyMaxLux, !truth.ambientLux.contains(where: { ($0 ?? .infinity) <= limit * (1 + 1e-6) }) {
+            let lux = truth.ambientLux.compactMap { $0 }
+            throw CLIError(file: directory, problem: String(format: "no condition has truth.json condition.ambientLux <= --accuracy-max-lux %g (the set's run from %g to %g lux)", limit, lux.min() ?? 0, lux.max() ?? 0))
+        }
         if truth.labelledCount == 0, let flag = maxConfidentWrong != nil ? "--max-confident-wrong"
             : maxAccurateLowConfidence != nil ? "--max-accurate-low-confidence" : nil {
             throw CLIError(file: directory, problem: "\(flag) cannot be checked: no condition's truth.json has label maps (the per-pixel truth 'labels' and 'materials' that synth --truth-maps writes)")

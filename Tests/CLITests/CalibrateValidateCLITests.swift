@@ -422,6 +422,11 @@ struct CalibrateValidateCLITests {
         let negativeLux = try CLI.run(["validate", set.path] + profiles)
         #expect(negativeLux.status == 2 && negativeLux.stderr.contains("condition.ambientLux' must be a number >= 0"), "\(negativeLux.stderr)")
         try writeSecond { _ in }
+        // --accuracy-max-lux below every condition's lux: refused from the truth files, before any
+        // condition is fused (it was said after the whole run), with the limit and the set's range.
+        let belowAll = try CLI.run(["validate", set.path, "--accuracy-max-lux", "1"] + profiles)
+        #expect(belowAll.status == 2 && belowAll.stderr.contains("no condition has truth.json condition.ambientLux <= --accuracy-max-lux 1 (the set's run from ")
+                && !belowAll.stderr.contains("[1/"), "\(belowAll.stderr)")
         // A patch square on a flash highlight: the output there is the gap fill, not a measurement.
         // It was scored once (ΔE00 74.7, check failed), then refused with the whole set; now that
         // sample is left out of the condition's metrics and listed, and the condition's other
