@@ -67,7 +67,7 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
     @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
     @Option(help: "Moving object outline: disc (the default) or square (with --moving-object or --all-effects).") var movingObjectShape: String?
-    @Option(help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
+    @Option(parsing: .unconditional, help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
     @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb or malvar-rggb (default: none, every pixel records R, G and B).")
     var demosaic: String?
 
@@ -159,7 +159,10 @@ struct SynthCommand: ParsableCommand {
         }
         if let t = shake {
             let f = try numbers(t, "--shake", counts: [2, 3])
-            guard f[0] >= 0 else { throw ValidationError("--shake: LENGTH must be >= 0") }
+            // (As --motion: a length of 1e9 px recorded offsets of ±1e8 px, a frame of nothing.)
+            guard f[0] >= 0, f[0] <= 1000, f.allSatisfy({ abs($0) <= 1000 }) else {
+                throw ValidationError("--shake: LENGTH must be in [0, 1000] px, ANGLE and BOW within ±1000")
+            }
             e.handShake = HandShake(lengthPx: f[0], angleDegrees: f[1], bowPx: f.count == 3 ? f[2] : 0)
         }
         if let t = movingObject {

@@ -97,9 +97,13 @@ import Testing
         }
 
         for bad in [["--flicker", "100"], ["--shake", "x,1"], ["--moving-object", "0.1,0.1,0.2,0.2"], ["--exposure-error", "0.9"],
-                    ["--exposure-error", "0.02", "--exposure-factors", "1,1,1,1"], ["--flash-shading", "2"]] {
+                    ["--exposure-error", "0.02", "--exposure-factors", "1,1,1,1"], ["--flash-shading", "2"],
+                    ["--shake", "1e9,0"], ["--flash-shading", "-1"]] {
             let b = try CLI.run(["synth", "--preset", "50lux-5000K-on", "--out", dir.appendingPathComponent("bad").path] + bad + spectra)
             #expect(b.status == 2 && b.stderr.split(separator: "\n").count == 1, "\(bad): \(b.status) \(b.stderr)")
+            // Said as the option's range (a negative shading was read as an option: "Missing value").
+            if bad[0] == "--flash-shading" { #expect(b.stderr.contains("--flash-shading must be in [0, 1]"), "\(b.stderr)") }
+            if bad[0] == "--shake" && bad[1] == "1e9,0" { #expect(b.stderr.contains("--shake: LENGTH must be in [0, 1000]"), "\(b.stderr)") }
         }
     }
 }
