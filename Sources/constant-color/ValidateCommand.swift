@@ -106,7 +106,7 @@ struct ValidateCommand: ParsableCommand {
         }
         // The conditions the accuracy is measured on are known from the truth files: none is refused
         // before the run, not after it.
-        if let limit = accuracyMaxLux, !truth.ambientLux.contains(where: { ($0 ?? .infinity) <= limit * (1 + 1e-6) }) {
+        if let limit = accuracyMaxLux, !truth.ambientLux.contains(where: { ConditionScore.illuminance($0, atMost: limit) }) {
             let lux = truth.ambientLux.compactMap { $0 }
             throw CLIError(file: directory, problem: String(format: "no condition has truth.json condition.ambientLux <= --accuracy-max-lux %g (the set's run from %g to %g lux)", limit, lux.min() ?? 0, lux.max() ?? 0))
         }

@@ -35,7 +35,9 @@ public struct ConditionScore: Sendable {
     /// Whether the condition's ambient illuminance is at most `lux` (unknown: not), within a
     /// millionth: truth.json holds the illuminance computed from the light's spectrum, and a 200 lux
     /// condition's reads 200.00000000000023 (`--accuracy-max-lux 200` left two of them out).
-    public func ambientLux(atMost lux: Double) -> Bool { (ambientLux ?? .infinity) <= lux * (1 + 1e-6) }
+    public func ambientLux(atMost lux: Double) -> Bool { Self.illuminance(ambientLux, atMost: lux) }
+    /// The same test of an illuminance read from a truth file (nil: unknown, not at most anything).
+    public static func illuminance(_ ambientLux: Double?, atMost lux: Double) -> Bool { (ambientLux ?? .infinity) <= lux * (1 + 1e-6) }
     /// Per patch: covered by another material in the fused output (flash label map — with an ambient
     /// one and the true geometry, only where both frames saw the patch: `requiringAgreement` — fewer
     /// than `PatchLabelMask.minimumOwnFraction` own-label pixels in its square). Left out of this
