@@ -265,6 +265,16 @@ struct SynthCommand: ParsableCommand {
             try capture.write(toDirectory: folder, compression: comp)
             progress.say(String(format: "%@: %dx%d rendered in %.2f s, written in %.2f s", folder, width, height,
                                 rendered.timeIntervalSince(start), Date().timeIntervalSince(rendered)))
+            // A frame mostly at the white level measures nothing (--flash-lux 1e9 wrote a dark-room
+            // capture clipped everywhere, the exposure at its floor): said, with the frame named.
+            for (frame, name) in [(capture.flash, capture.ambient == nil ? "darkroom.tif" : "flash.tif")] + (capture.ambient.map { [($0, "ambient.tif")] } ?? []) {
+                let image = frame.image, n = image.pixelCount, white = Float(renderer.camera.whiteLevel)
+                let clipped = (0..<n).filter { i in (0..<3).contains { image.samples[$0 * n + i] >= white } }.count
+                if 100 * clipped > n {
+                    progress.say(String(format: "warning: %@/%@: %.1f %% of its pixels are at the camera's white level (%g): light beyond what the exposure range holds (lower --flash-lux or the lights' lux)",
+                                        folder, name, 100 * Double(clipped) / Double(n), renderer.camera.whiteLevel))
+                }
+            }
         }
     }
 }

@@ -258,6 +258,9 @@ struct CalibrateValidateCLITests {
         for i in faint.samples.indices { faint.samples[i] = 1024 + 0.05 * (faint.samples[i] - 1024) }
         let faintPath = dir.appendingPathComponent("faint.tif").path
         try TIFFWriter.write(faint, to: faintPath, options: TIFFWriteOptions(sampleType: .float32, exposure: decoded.exposure.settings))
+        // The capture given as its own --ambient twin (it was blamed on a patch with no signal).
+        try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--ambient", Self.darkroom], in: dir,
+                           mentions: ["darkroom.tif: is the chart capture's file as well"])
         try expectBadInput(chartArguments(faintPath, chart: Self.darkroomTruth, out: dir)
                            + ["--dark", Self.dark], in: dir,
                            mentions: ["faint.tif: ", "quieter than the dark frame's read noise"])

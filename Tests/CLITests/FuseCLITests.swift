@@ -914,6 +914,14 @@ struct FuseCLITests {
         let far = try CLI.run(["synth", "--light", "planckian:4000@100", "--motion", "1e9,0,0", "--width", "64", "--height", "48",
                                "--spectra", spectraFolder, "--out", pair.file("far")])
         #expect(far.status == 2 && far.stderr.contains("--motion must be"), "\(far.stderr)")
+        // A dark-room capture lit beyond the exposure range is written, and said to be clipped (it
+        // was written clipped everywhere without a word); an ordinary one is not.
+        let blinding = try CLI.run(["synth", "--darkroom", "--flash-lux", "1e9", "--width", "64", "--height", "48",
+                                    "--spectra", spectraFolder, "--out", pair.file("blinding")])
+        #expect(blinding.status == 0 && blinding.stderr.contains("blinding/darkroom.tif: 100.0 % of its pixels are at the camera's white level"),
+                "\(blinding.stderr)")
+        let ordinary = try CLI.run(["synth", "--darkroom", "--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("ordinary")])
+        #expect(ordinary.status == 0 && !ordinary.stderr.contains("white level"), "\(ordinary.stderr)")
         let spectra = CalibrateValidateCLITests.root + "/fixtures/spectra/"
         var spd = try JSONValue.read(path: spectra + "flash-phosphor-led-yag.json").object!
         spd["values"] = .array((spd["values"]!.array!).enumerated().map { k, v in k == 3 ? .number(-0.5) : v })
