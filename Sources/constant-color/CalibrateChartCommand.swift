@@ -174,18 +174,6 @@ struct CalibrateChart: ParsableCommand {
                 throw CLIError(file: capture, problem: intercept + ": the black level \(Self.figure(black)) is about \(Self.figure(offset)) DN too low (\(Self.figure(black + offset)) would fit), or the data are not linear (gamma-encoded: a variance that does not grow in proportion to the signal); check --black-level, or give --dark DARK.tif")
             }
         }
-        // With a dark frame the read variance is known, and no patch can be quieter than it: where a
-        // quarter of the patch channels are, each by more than five standard errors of its variance
-        // (σ²·√(2/dof)), the dark frame is not of this camera and setting, or the capture's values were
-        // scaled or denoised. A capture scaled to 5 % wrote a gain of 21 e⁻/DN (the truth 0.25) without a word.
-        if let darkFrame, readNoise == nil {
-            let read = darkFrame.readVarianceDN2(atISO: frame.exposure.isoSpeed)
-            let quieter = ptc.points.filter { $0.varianceDN2 < read * (1 - 5 * (2 / Double(max(1, $0.differenceCount))).squareRoot()) }
-            if read > 0, 4 * quieter.count >= ptc.points.count, !quieter.isEmpty {
-                let median = ptc.points.map(\.varianceDN2).sorted()[ptc.points.count / 2]
-                throw CLIError(file: capture, problem: "\(quieter.count) of its \(ptc.points.count) patch channels are quieter than the dark frame's read noise (median variance \(Self.figure(median)) DN² against \(Self.figure(read)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed))), which no signal can be: the dark frame (\(dark ?? "--dark")) is not of this camera and setting, or the capture's values were scaled or denoised")
-            }
-        }
         for line in frameWarnings + darkLines { progress.say(line) }
         if readNoise == nil && darkFrame == nil && ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
             progress.say("warning: the read noise is not measurable from this capture (intercept \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed)): the darkest patch is too bright), writing " + String(format: "%.2f", noise.readNoiseDN) + " DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data")

@@ -269,7 +269,10 @@ struct SynthCommand: ParsableCommand {
             // capture clipped everywhere, the exposure at its floor): said, with the frame named.
             for (frame, name) in [(capture.flash, capture.ambient == nil ? "darkroom.tif" : "flash.tif")] + (capture.ambient.map { [($0, "ambient.tif")] } ?? []) {
                 let image = frame.image, n = image.pixelCount, white = Float(renderer.camera.whiteLevel)
-                let clipped = (0..<n).filter { i in (0..<3).contains { image.samples[$0 * n + i] >= white } }.count
+                var clipped = 0
+                for i in 0..<n where image.samples[i] >= white || image.samples[n + i] >= white || image.samples[2 * n + i] >= white {
+                    clipped += 1
+                }
                 if 100 * clipped > n {
                     progress.say(String(format: "warning: %@/%@: %.1f %% of its pixels are at the camera's white level (%g): light beyond what the exposure range holds (lower --flash-lux or the lights' lux)",
                                         folder, name, 100 * Double(clipped) / Double(n), renderer.camera.whiteLevel))

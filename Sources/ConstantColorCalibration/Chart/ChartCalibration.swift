@@ -179,9 +179,21 @@ public struct ChartCalibration: Sendable {
         }
         let ptc: PhotonTransfer.Fit?
         if let dark = darkFrame {
-            let k = iso / dark.iso
-            ptc = PhotonTransfer.fitLeavingOutStructure(points, knownReadVarianceDN2: dark.readVarianceDN2(atISO: iso),
+            let k = iso / dark.iso, read = dark.readVarianceDN2(atISO: iso)
+            ptc = PhotonTransfer.fitLeavingOutStructure(points, knownReadVarianceDN2: read,
                                                        readVarianceStandardErrorDN2: dark.readVarianceStandardErrorDN2 * k * k)
+            // No patch can be quieter than the dark frame's read noise: where a quarter of the patch
+            // channels are, each by more than five standard errors of its variance (σ²·√(2/dof)), the
+            // dark frame is not of this camera and setting, or the capture's values were scaled or
+            // denoised. A capture scaled to 5 % wrote a gain of 21 e⁻/DN (the truth 0.25) without a word.
+            if let fitted = ptc?.points, read > 0 {
+                let quieter = fitted.filter { $0.varianceDN2 < read * (1 - 5 * (2 / Double(max(1, $0.differenceCount))).squareRoot()) }
+                if !quieter.isEmpty, 4 * quieter.count >= fitted.count {
+                    throw ChartCalibrationError.quieterThanDarkFrame(file: file, quieter: quieter.count, of: fitted.count,
+                                                                     medianVarianceDN2: fitted.map(\.varianceDN2).sorted()[fitted.count / 2],
+                                                                     readVarianceDN2: read, iso: iso)
+                }
+            }
         } else {
             ptc = PhotonTransfer.fitLeavingOutStructure(points)
         }
@@ -303,6 +315,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     case noiseFit(file: String, varianceFalls: Bool = false)
     /// A patch's square does not hold one uniform surface (`PatchUniformity`).
     case notUniform(file: String, patch: String, departure: PatchUniformity.Departure)
+    /// With a dark frame: a quarter of the patch channels (`quieter` of `of`) are quieter than its
+    /// read noise, which no signal can be.
+    case quieterThanDarkFrame(file: String, quieter: Int, of: Int, medianVarianceDN2: Double, readVarianceDN2: Double, iso: Double)
     /// A patch's median is at or below the black level in a channel.
     case noSignal(file: String, patch: String, channel: Int, medianDN: Double, blackLevel: Double)
 
@@ -317,6 +332,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
             return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
         case .noSignal(let f, let p, let c, let m, let b):
             return "\(f): patch '\(p)' has no signal above the black level in \(["red", "green", "blue"][c]) (median " + String(format: "%.0f", m) + " DN after subtracting " + String(format: "%g", b) + "): the black level is not these files' (already subtracted by a raw converter?), or the patch is not lit by the flash"
+        case .quieterThanDarkFrame(let f, let n, let m, let median, let read, let iso):
+            return "\(f): \(n) of its \(m) patch channels are quieter than the dark frame's read noise (median variance " + String(format: "%.3g", median)
+                + " DN² against " + String(format: "%.3g", read) + " DN² at ISO " + String(format: "%g", iso) + "), which no signal can be: the dark frame is not of this camera and setting, or the capture's values were scaled or denoised"
         case .noiseFit(let f, let falls):
             return "\(f): the patches do not give a photon transfer line (need unclipped patches at two or more signal levels)"
                 + (falls ? "; their noise variance falls as their signal rises, as in gamma-encoded data: the capture must be linear (a raw development with gamma 1, or a file with its ICC profile and --linearize-icc)" : "")

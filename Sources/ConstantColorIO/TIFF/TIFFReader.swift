@@ -355,6 +355,36 @@ public enum TIFFReader {
             }
         }
 
+        /// Reads chunk `index` (a strip or a tile) into `chunk`, checked for its full byte count,
+        /// libtiff's errors and, for Deflate, its checksum.
+        func read(_ what: String, _ index: UInt32, expected: Int) -> TIFFError? {
+            let got = Int(what == "strip" ? TIFFReadEncodedStrip(tif, index, chunk, tmsize_t(layout.chunkByteCount))
+                                          : TIFFReadEncodedTile(tif, index, chunk, tmsize_t(layout.chunkByteCount)))
+            guard got >= expected, handle.messages.errorCount == errorsBefore else {
+                return failure(what, index, got: got, expected: expected)
+            }
+            return deflateDamage(what, index, expected: expected)
+        }
+        // The planes read: the kept ones, and a planar file's alpha plane, read for its coverage only.
+        let alphaPlane = layout.isPlanarSeparate && transparency != nil ? layout.alphaSample : nil
+        let planes = Array(0..<storedPlanes) + (alphaPlane.map { [$0] } ?? [])
+        /// The chunk just read into the output planes (`plane` a kept one) and its alpha's coverage
+        /// counted (`TransparentPixelTally`: at `alphaSample` of each chunky pixel, or every sample
+        /// of the alpha plane).
+        func use(plane: Int, rows: Int, columns: Int, rowStride: Int, x0: Int, y0: Int) {
+            if plane < storedPlanes {
+                convertBlock(source: source, rows: rows, columns: columns, sourceRowStride: rowStride,
+                             sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
+                             destination: output.base + plane * planeSize + y0 * width + x0,
+                             destinationRowStride: width, planeSize: planeSize)
+            }
+            guard let transparency, let a = layout.alphaSample else { return }
+            if plane == alphaPlane || !layout.isPlanarSeparate {
+                transparency.scan(source, rows: rows, columns: columns, rowStride: rowStride, pixelStride: chunkSamplesPerPixel,
+                                  sample: layout.isPlanarSeparate ? 0 : a, opaque: layout.sampleKind.opaqueAlpha, x0: x0, y0: y0)
+            }
+        }
+
         switch layout.chunking {
         case .strips(let rowsPerStrip):
             let stripsPerPlane = layout.unitCount
@@ -363,32 +393,9 @@ public enum TIFFReader {
                 let y0 = unit * rowsPerStrip
                 let rows = min(rowsPerStrip, height - y0)
                 let expected = rows * rowSamples * MemoryLayout<T>.size
-                for plane in 0..<storedPlanes {
-                    let strip = UInt32(plane * stripsPerPlane + unit)
-                    let got = Int(TIFFReadEncodedStrip(tif, strip, chunk, tmsize_t(layout.chunkByteCount)))
-                    guard got >= expected, handle.messages.errorCount == errorsBefore else {
-                        return failure("strip", strip, got: got, expected: expected)
-                    }
-                    if let damaged = deflateDamage("strip", strip, expected: expected) { return damaged }
-                    convertBlock(source: source, rows: rows, columns: width, sourceRowStride: rowSamples,
-                                 sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
-                                 destination: output.base + plane * planeSize + y0 * width,
-                                 destinationRowStride: width, planeSize: planeSize)
-                    if let transparency, let a = layout.alphaSample, !layout.isPlanarSeparate {
-                        transparency.scan(source, rows: rows, columns: width, rowStride: rowSamples, pixelStride: chunkSamplesPerPixel,
-                                          sample: a, opaque: layout.sampleKind.opaqueAlpha, x0: 0, y0: y0)
-                    }
-                }
-                // A planar file's alpha is a plane of its own, read for its coverage only.
-                if let transparency, let a = layout.alphaSample, layout.isPlanarSeparate {
-                    let strip = UInt32(a * stripsPerPlane + unit)
-                    let got = Int(TIFFReadEncodedStrip(tif, strip, chunk, tmsize_t(layout.chunkByteCount)))
-                    guard got >= expected, handle.messages.errorCount == errorsBefore else {
-                        return failure("strip", strip, got: got, expected: expected)
-                    }
-                    if let damaged = deflateDamage("strip", strip, expected: expected) { return damaged }
-                    transparency.scan(source, rows: rows, columns: width, rowStride: rowSamples, pixelStride: 1,
-                                      sample: 0, opaque: layout.sampleKind.opaqueAlpha, x0: 0, y0: y0)
+                for plane in planes {
+                    if let failed = read("strip", UInt32(plane * stripsPerPlane + unit), expected: expected) { return failed }
+                    use(plane: plane, rows: rows, columns: width, rowStride: rowSamples, x0: 0, y0: y0)
                 }
             }
         case .tiles(let tileWidth, let tileLength):
@@ -399,31 +406,11 @@ public enum TIFFReader {
                 let rows = min(tileLength, height - y0)
                 for x0 in stride(from: 0, to: width, by: tileWidth) {
                     let columns = min(tileWidth, width - x0)
-                    for plane in 0..<storedPlanes {
-                        let tile = TIFFComputeTile(tif, UInt32(x0), UInt32(y0), 0, UInt16(plane))
-                        let got = Int(TIFFReadEncodedTile(tif, tile, chunk, tmsize_t(layout.chunkByteCount)))
-                        guard got >= expected, handle.messages.errorCount == errorsBefore else {
-                            return failure("tile", tile, got: got, expected: expected)
+                    for plane in planes {
+                        if let failed = read("tile", TIFFComputeTile(tif, UInt32(x0), UInt32(y0), 0, UInt16(plane)), expected: expected) {
+                            return failed
                         }
-                        if let damaged = deflateDamage("tile", tile, expected: expected) { return damaged }
-                        convertBlock(source: source, rows: rows, columns: columns, sourceRowStride: rowSamples,
-                                     sourcePixelStride: chunkSamplesPerPixel, channelCount: channelsPerChunk,
-                                     destination: output.base + plane * planeSize + y0 * width + x0,
-                                     destinationRowStride: width, planeSize: planeSize)
-                        if let transparency, let a = layout.alphaSample, !layout.isPlanarSeparate {
-                            transparency.scan(source, rows: rows, columns: columns, rowStride: rowSamples, pixelStride: chunkSamplesPerPixel,
-                                              sample: a, opaque: layout.sampleKind.opaqueAlpha, x0: x0, y0: y0)
-                        }
-                    }
-                    if let transparency, let a = layout.alphaSample, layout.isPlanarSeparate {
-                        let tile = TIFFComputeTile(tif, UInt32(x0), UInt32(y0), 0, UInt16(a))
-                        let got = Int(TIFFReadEncodedTile(tif, tile, chunk, tmsize_t(layout.chunkByteCount)))
-                        guard got >= expected, handle.messages.errorCount == errorsBefore else {
-                            return failure("tile", tile, got: got, expected: expected)
-                        }
-                        if let damaged = deflateDamage("tile", tile, expected: expected) { return damaged }
-                        transparency.scan(source, rows: rows, columns: columns, rowStride: rowSamples, pixelStride: 1,
-                                          sample: 0, opaque: layout.sampleKind.opaqueAlpha, x0: x0, y0: y0)
+                        use(plane: plane, rows: rows, columns: columns, rowStride: rowSamples, x0: x0, y0: y0)
                     }
                 }
             }

@@ -16,13 +16,14 @@ public struct TransparentPixels: Sendable, Equatable {
     }
 }
 
-/// Collects `TransparentPixels` from the decoder's parallel row bands.
+/// Collects `TransparentPixels` from the decoder's parallel row bands: the count under a lock, the
+/// first pixel in raster order by `FirstFinding`.
 ///
-/// Invariant for `@unchecked Sendable`: `count` and `first` are only touched under `lock`.
+/// Invariant for `@unchecked Sendable`: `count` is only touched under `lock`.
 final class TransparentPixelTally: @unchecked Sendable {
     private let lock = NSLockBox()
     private var count = 0
-    private var first: (order: Int, x: Int, y: Int)?
+    private let first = FirstFinding<(x: Int, y: Int)>()
     /// The frame's width (raster order of a pixel: y · width + x).
     let width: Int
 
@@ -41,16 +42,13 @@ final class TransparentPixelTally: @unchecked Sendable {
                 if firstFound == nil { firstFound = (x0 + x, y0 + r) }
             }
         }
-        guard n > 0, let (x, y) = firstFound else { return }
-        lock.withLock {
-            count += n
-            let order = y * width + x
-            if order < (first?.order ?? .max) { first = (order, x, y) }
-        }
+        guard n > 0, let found = firstFound else { return }
+        lock.withLock { count += n }
+        first.record(order: found.y * width + found.x, found)
     }
 
     /// The tally, nil where every pixel scanned is opaque.
     var result: TransparentPixels? {
-        lock.withLock { first.map { TransparentPixels(count: count, firstX: $0.x, firstY: $0.y) } }
+        first.value.map { TransparentPixels(count: lock.withLock { count }, firstX: $0.x, firstY: $0.y) }
     }
 }
