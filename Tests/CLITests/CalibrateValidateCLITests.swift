@@ -261,6 +261,12 @@ struct CalibrateValidateCLITests {
         // The capture given as its own --ambient twin (it was blamed on a patch with no signal).
         try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--ambient", Self.darkroom], in: dir,
                            mentions: ["darkroom.tif: is the chart capture's file as well"])
+        // Another scene's ambient frame, brighter than the capture's own ambient light (800 lux against
+        // 200): it was blamed on the black level or an unlit patch; the subtracted ambient is named.
+        let scenes = Self.root + "/fixtures/colorchecker/"
+        try expectBadInput(chartArguments(scenes + "200lux-4000K-on/flash.tif", chart: scenes + "200lux-4000K-on/truth.json", out: dir)
+                           + ["--ambient", scenes + "800lux-3000K-above/ambient.tif"], in: dir,
+                           mentions: ["flash.tif: patch ", "once the ambient frame is subtracted", "not this capture's ambient-only twin"])
         try expectBadInput(chartArguments(faintPath, chart: Self.darkroomTruth, out: dir)
                            + ["--dark", Self.dark], in: dir,
                            mentions: ["faint.tif: ", "quieter than the dark frame's read noise"])

@@ -125,10 +125,19 @@ public struct ChartCalibration: Sendable {
         let samples = try PatchSampling.sample(signal, chart: chart, clipped: clipped, file: file)
         // Every patch reflects some flash light: a median at or below the black level in a channel
         // says the black level is not these files' (already subtracted by a raw converter?).
+        // With an ambient frame subtracted, its part there is said too: an ambient frame brighter than
+        // the capture is not the capture's twin (another scene or light, or exposure tags that are off).
         for (i, sample) in samples.enumerated() {
             for c in 0..<3 where sample.median[c] <= 0 {
+                var subtracted: Double? = nil
+                if let a = ambient {
+                    var part = PlanarImage(width: a.width, height: a.height, channelCount: 3)
+                    for k in 0..<(3 * n) { part.samples[k] = (a.samples[k] - black) * ratio }
+                    subtracted = try PatchSampling.sample(part, chart: chart, clipped: clipped, file: file)[i].median[c]
+                }
                 throw ChartCalibrationError.noSignal(file: file, patch: chart.patches[i].name, channel: c,
-                                                     medianDN: sample.median[c], blackLevel: blackLevel)
+                                                     medianDN: sample.median[c], blackLevel: blackLevel,
+                                                     subtractedAmbientDN: subtracted)
             }
         }
         // Each square must hold one surface (`PatchUniformity`): the median would hide a mixture.
@@ -318,8 +327,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     /// With a dark frame: a quarter of the patch channels (`quieter` of `of`) are quieter than its
     /// read noise, which no signal can be.
     case quieterThanDarkFrame(file: String, quieter: Int, of: Int, medianVarianceDN2: Double, readVarianceDN2: Double, iso: Double)
-    /// A patch's median is at or below the black level in a channel.
-    case noSignal(file: String, patch: String, channel: Int, medianDN: Double, blackLevel: Double)
+    /// A patch's median is at or below the black level in a channel; with an ambient frame, the
+    /// median of the ambient part subtracted there (scaled to the capture's exposure).
+    case noSignal(file: String, patch: String, channel: Int, medianDN: Double, blackLevel: Double, subtractedAmbientDN: Double?)
 
     public var description: String {
         switch self {
@@ -330,7 +340,9 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
         case .notUniform(let f, let p, let d):
             return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
-        case .noSignal(let f, let p, let c, let m, let b):
+        case .noSignal(let f, let p, let c, let m, let b, let ambient?):
+            return "\(f): patch '\(p)' has no signal in \(["red", "green", "blue"][c]) once the ambient frame is subtracted (median " + String(format: "%.0f", m) + " DN after subtracting the black level " + String(format: "%g", b) + " and the ambient frame's " + String(format: "%.0f", ambient) + " DN there, scaled by the two frames' exposures): the ambient frame is brighter there than the capture, so it is not this capture's ambient-only twin (another scene, light or position), or one of the two frames' exposure tags is wrong (--capture-exposure, --ambient-exposure)"
+        case .noSignal(let f, let p, let c, let m, let b, nil):
             return "\(f): patch '\(p)' has no signal above the black level in \(["red", "green", "blue"][c]) (median " + String(format: "%.0f", m) + " DN after subtracting " + String(format: "%g", b) + "): the black level is not these files' (already subtracted by a raw converter?), or the patch is not lit by the flash"
         case .quieterThanDarkFrame(let f, let n, let m, let median, let read, let iso):
             return "\(f): \(n) of its \(m) patch channels are quieter than the dark frame's read noise (median variance " + String(format: "%.3g", median)
