@@ -44,7 +44,7 @@ struct ColorimetricUncertaintyTests {
 
     @Test("a flash profile with the map round-trips; one without has none and writes no key")
     func roundTrip() throws {
-        var p = FlashProfile(name: "f", cameraName: "c", whiteCameraRGB: SIMD3(0.8, 1, 0.7), matrixToXYZD65: .identity)
+        var p = FlashProfile(name: "f", cameraName: "c", whiteCameraRGB: SIMD3(0.8, 1, 0.7), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
         #expect(p.json.object?[ColorimetricUncertainty.jsonKey] == nil)
         #expect(try FlashProfile(json: p.json, file: "f.json").colorimetricUncertainty == nil)
         p.colorimetricUncertainty = Self.sample
@@ -61,9 +61,13 @@ struct ColorimetricUncertaintyTests {
         ("domain", JSONValue.string("cielab"), "colorimetricUncertainty.domain"),
         ("bandwidth", JSONValue.number(0), "colorimetricUncertainty.bandwidth"),
         ("maxChromaDeltaE2000", JSONValue.string("x"), "colorimetricUncertainty.maxChromaDeltaE2000"),
+        // Finite but beyond any colour difference: its square left the Float range, and `fuse` printed
+        // "colour confidence -nan" and blamed itself for a non-finite output.
+        ("maxChromaDeltaE2000", JSONValue.number(1e20), "colorimetricUncertainty.maxChromaDeltaE2000"),
+        ("rmsChromaDeltaE2000", JSONValue.array(Array(repeating: .number(1e20), count: 16)), "colorimetricUncertainty.rmsChromaDeltaE2000"),
     ])
     func malformed(key: String, value: JSONValue, path: String) throws {
-        var p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(1, 1, 1), matrixToXYZD65: .identity)
+        var p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(1, 1, 1), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
         p.colorimetricUncertainty = Self.sample
         guard case .object(var o) = p.json, case .object(var u) = o[ColorimetricUncertainty.jsonKey] else {
             Issue.record("the profile's JSON has no map"); return

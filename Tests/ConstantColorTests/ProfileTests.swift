@@ -4,6 +4,8 @@ import Testing
 
 @Suite("Calibration profiles")
 struct ProfileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     let cameraJSON = """
     {"schemaVersion": 1, "kind": "camera", "name": "c", "blackLevel": 64, "whiteLevel": 4095,
      "noise": {"readNoiseDN": 1.5, "gainElectronsPerDN": 3.0}, "vendorNote": {"x": [1, 2]}}
@@ -127,7 +129,7 @@ struct ProfileTests {
                 == .invalidValue(file: "cam.json", key: "kind", expected: "a string"))
         #expect(error(cameraJSON.replacingOccurrences(of: "\"name\": \"c\"", with: "\"name\": \"c\", \"metadata\": \"fit\""))
                 == .invalidValue(file: "cam.json", key: "metadata", expected: "an object"))
-        let flashText = #"{"schemaVersion":1,"kind":"flash","camera":5,"whiteCameraRGB":[1,1,1],"matrixToXYZD65":[[1,0,0],[0,1,0],[0,0,1]]}"#
+        let flashText = #"{"schemaVersion":1,"kind":"flash","camera":5,"whiteCameraRGB":[1,1,1],"matrixToXYZD65":[[0.4124,0.3576,0.1805],[0.2126,0.7152,0.0722],[0.0193,0.1192,0.9505]]}"#
         #expect(throws: JSONFileError.invalidValue(file: "f.json", key: "camera", expected: "a string")) {
             try FlashProfile(json: JSONValue.parse(Data(flashText.utf8), file: "f.json"), file: "f.json")
         }
@@ -142,8 +144,77 @@ struct ProfileTests {
 
     @Test("a flash profile normalizes its white to green = 1 and round-trips")
     func flash() throws {
-        let p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(2, 4, 1), matrixToXYZD65: .identity)
+        let p = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(2, 4, 1), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
         #expect(p.whiteCameraRGB == SIMD3(0.5, 1, 0.25))
         #expect(try FlashProfile(json: p.json, file: "f") == p)
+    }
+
+    /// The message of reading `profile` with `key` set to `value`, or nil when it reads.
+    func flashError(_ profile: FlashProfile, _ key: String, _ value: JSONValue) -> String? {
+        guard case .object(var o) = profile.json else { return "no object" }
+        o[key] = value
+        do { _ = try FlashProfile(json: .object(o), file: "bad-flash.json"); return nil } catch { return "\(error)" }
+    }
+
+    static func matrix(_ m: Matrix3) -> JSONValue { .array(m.rows.map { .array($0.map(JSONValue.number)) }) }
+
+    @Test("a flash matrix that does not map the flash white (1, 1, 1) to D65's white, or collapses colours, is refused naming the key; so is a white no flash gives (the probe's absurd profiles were accepted with constantColor at 10–45 ΔE00)")
+    func absurdFlashProfiles() throws {
+        let good = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.55, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        #expect(flashError(good, "name", .string("g")) == nil)
+        // Any scale of a D65-preserving matrix near Y = 1 reads (the pipeline normalizes the exposure).
+        #expect(flashError(good, "matrixToXYZD65", Self.matrix(RGBColorSpace.sRGB.rgbToXYZ * Matrix3.diagonal(SIMD3(repeating: 100)))) == nil)
+        let m = RGBColorSpace.sRGB.rgbToXYZ.rows
+        // Bradford-adapted to D50 (a DNG forward matrix): white x, y 0.3457, 0.3585.
+        let d50 = Matrix3.diagonal(SIMD3(0.9642 / 0.95047, 1, 0.8251 / 1.08883)) * RGBColorSpace.sRGB.rgbToXYZ
+        let cases: [(String, Matrix3, String)] = [
+            ("identity", .identity, "D65 white"),
+            ("rows swapped", Matrix3(rows: [m[1], m[0], m[2]]), "D65 white"),
+            ("negated", Matrix3(rows: m.map { $0.map { -$0 } }), "Y = -1"),
+            ("scaled by 1e300", Matrix3(rows: m.map { $0.map { $0 * 1e300 } }), "Y = 1e+300"),
+            ("D50 white", d50, "Bradford"),
+            ("near-singular", Matrix3(rows: [m[0], m[0].map { $0 + 1e-9 }, m[2]]), "condition number"),
+        ]
+        for (name, matrix, mention) in cases {
+            let message = flashError(good, "matrixToXYZD65", Self.matrix(matrix))
+            #expect(message?.contains("bad-flash.json: key 'matrixToXYZD65' must be") == true && message?.contains(mention) == true
+                    && message?.contains("\n") == false, "\(name): \(message ?? "accepted")")
+        }
+        for white in [[1e-30, 1, 0.9], [0.5, 1, 60], [1e300, 1e-300, 1]] {
+            let message = flashError(good, "whiteCameraRGB", .array(white.map(JSONValue.number)))
+            #expect(message?.contains("key 'whiteCameraRGB' must be a flash white whose red and blue are within") == true, "\(white): \(message ?? "accepted")")
+        }
+    }
+
+    @Test("a camera profile whose noise at the white level exceeds the whole range is refused naming the key (read noise 1e6 DN was read as 'the ambient frame holds no light')")
+    func absurdNoise() throws {
+        func error(read: Double, gain: Double) -> String? {
+            let text = #"{"schemaVersion":1,"kind":"camera","blackLevel":1024,"whiteLevel":60000,"noise":{"readNoiseDN":\#(read),"gainElectronsPerDN":\#(gain)}}"#
+            do { _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json"); return nil } catch { return "\(error)" }
+        }
+        #expect(error(read: 8, gain: 0.25) == nil)
+        #expect(error(read: 1e6, gain: 0.25)?.contains("cam.json: key 'noise.readNoiseDN' must be a noise model whose noise at the white level is below") == true)
+        #expect(error(read: 8, gain: 1e-6)?.contains("key 'noise.gainElectronsPerDN' must be") == true)
+        // At the edge: σ at white = range is refused, just below reads.
+        let range = 60000.0 - 1024
+        #expect(error(read: 0, gain: 1 / range) != nil && error(read: 0, gain: 1.01 / range) == nil)
+    }
+
+    @Test("a profile's spectral table that contradicts itself (5 sensitivities for 81 wavelengths) is refused naming the key; a whole one is kept")
+    func spectralTables() throws {
+        let wavelengths = JSONValue.array(stride(from: 380.0, through: 780, by: 5).map(JSONValue.number))
+        func table(_ count: Int) -> JSONValue { .array(Array(repeating: .number(0.5), count: count)) }
+        let good = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.55, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        #expect(flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": wavelengths, "values": table(81), "name": .string("x")])) == nil)
+        let short = flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": wavelengths, "values": table(10)]))
+        #expect(short?.contains("key 'spectralPowerDistribution.values' must be an array of 81 finite numbers") == true, "\(short ?? "accepted")")
+        let backwards = flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": .array([.number(700), .number(400)]), "values": table(2)]))
+        #expect(backwards?.contains("spectralPowerDistribution.wavelengthsNm") == true, "\(backwards ?? "accepted")")
+        var camera = try CameraProfile(path: Self.root + "/calibration/synthetic-nikon5100.camera.json")
+        #expect(try CameraProfile(json: camera.json, file: "c.json") == camera)
+        camera.spectralSensitivity = .object(["wavelengthsNm": wavelengths, "red": table(5), "green": table(81), "blue": table(81)])
+        #expect(throws: JSONFileError.invalidValue(file: "c.json", key: "spectralSensitivity.red", expected: "an array of 81 finite numbers")) {
+            try CameraProfile(json: camera.json, file: "c.json")
+        }
     }
 }

@@ -53,6 +53,15 @@ public struct CameraProfile: Sendable, Equatable {
         guard noise.readNoiseDN >= 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.readNoiseDN", expected: "non-negative") }
         guard noise.gainElectronsPerDN > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.gainElectronsPerDN", expected: "positive") }
         guard noise.referenceISO > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.referenceISO", expected: "positive") }
+        // Noise as large as the whole range between black and white is no sensor's: every frame would
+        // read as noise alone (read noise 1e6 DN, or a gain given in DN/e⁻ a million times off).
+        let range = whiteLevel - blackLevel
+        let sigmaAtWhite = (noise.readNoiseDN * noise.readNoiseDN + range / noise.gainElectronsPerDN).squareRoot()
+        guard sigmaAtWhite < range else {
+            throw JSONFileError.invalidValue(file: file, key: noise.readNoiseDN >= range ? "noise.readNoiseDN" : "noise.gainElectronsPerDN",
+                                             expected: String(format: "a noise model whose noise at the white level is below the range between black and white (%.6g DN); ", range)
+                                                + String(format: "with read noise %.6g DN and gain %.6g e⁻/DN it is %.6g DN", noise.readNoiseDN, noise.gainElectronsPerDN, sigmaAtWhite))
+        }
         if n.members["correlation"] != nil {
             let c = try n.object("correlation")
             func factors(_ key: String) throws -> SIMD3<Double> {
@@ -66,7 +75,7 @@ public struct CameraProfile: Sendable, Equatable {
             }
             noise.correlation = NoiseCorrelation(blockFactor: try factors("blockFactor"), areaFactor: try factors("areaFactor"))
         }
-        spectralSensitivity = r.members["spectralSensitivity"]
+        spectralSensitivity = try r.optionalSpectralTable("spectralSensitivity", columns: ["red", "green", "blue"])
         metadata = try r.optionalMembers("metadata")
         extra = r.unknownMembers(known: Self.knownKeys)
     }

@@ -118,6 +118,11 @@ public struct ColorimetricUncertainty: Sendable, Equatable {
         return (top + tv * (bottom - top)).squareRoot()
     }
 
+    /// Largest ΔE00 chroma a profile's map may hold: colours of the object-colour solid are at most
+    /// about 150 apart (CIELAB's a*b* range), so a thousand is no colour difference but a unit or
+    /// scale mistake.
+    public static let largestDeltaE2000 = 1000.0
+
     /// Reads the map from a profile's `colorimetricUncertainty` value; errors name the file and key.
     public init(json: JSONValue, file: String) throws {
         let key = Self.jsonKey
@@ -138,10 +143,13 @@ public struct ColorimetricUncertainty: Sendable, Equatable {
         guard count >= 0, count == count.rounded() else {
             throw JSONFileError.invalidValue(file: file, key: key + ".sampleCount", expected: "a non-negative integer")
         }
-        guard eMax >= 0 else { throw JSONFileError.invalidValue(file: file, key: key + ".maxChromaDeltaE2000", expected: "a non-negative number") }
+        // (Beyond `largestDeltaE2000` a ΔE00 says nothing more, and its square would leave the Float range.)
+        guard eMax >= 0, eMax <= Self.largestDeltaE2000 else {
+            throw JSONFileError.invalidValue(file: file, key: key + ".maxChromaDeltaE2000", expected: "a number from 0 to \(Int(Self.largestDeltaE2000))")
+        }
         let values = try r.numbers("rmsChromaDeltaE2000", count: n * n)
-        guard values.allSatisfy({ $0 >= 0 }) else {
-            throw JSONFileError.invalidValue(file: file, key: key + ".rmsChromaDeltaE2000", expected: "\(n * n) non-negative numbers")
+        guard values.allSatisfy({ $0 >= 0 && $0 <= Self.largestDeltaE2000 }) else {
+            throw JSONFileError.invalidValue(file: file, key: key + ".rmsChromaDeltaE2000", expected: "\(n * n) numbers from 0 to \(Int(Self.largestDeltaE2000))")
         }
         self.init(gridSize: n, bandwidth: h, priorWeight: w0, sampleCount: Int(count), maxChromaDeltaE2000: eMax, rmsChromaDeltaE2000: values)
     }

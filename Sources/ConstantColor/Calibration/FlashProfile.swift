@@ -54,14 +54,20 @@ public struct FlashProfile: Sendable, Equatable {
         guard w.allSatisfy({ $0 > 0 }) else {
             throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: "three positive numbers")
         }
+        if let problem = Self.whiteProblem(SIMD3(w[0], w[1], w[2])) {
+            throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: problem)
+        }
         let matrix = try r.matrix3("matrixToXYZD65")
         guard matrix.inverse != nil else {
             throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "an invertible matrix")
         }
+        if let problem = Self.matrixProblem(matrix) {
+            throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: problem)
+        }
         self.init(name: try r.optionalString("name") ?? "unnamed flash",
                   cameraName: try r.optionalString("camera"),
                   whiteCameraRGB: SIMD3(w[0], w[1], w[2]), matrixToXYZD65: matrix,
-                  spectralPowerDistribution: r.members["spectralPowerDistribution"],
+                  spectralPowerDistribution: try r.optionalSpectralTable("spectralPowerDistribution", columns: ["values"]),
                   shading: try r.members["shading"].map { try FlashShading(json: $0, file: file) },
                   colorimetricUncertainty: try r.members[ColorimetricUncertainty.jsonKey].map {
                       try ColorimetricUncertainty(json: $0, file: file)
@@ -69,6 +75,63 @@ public struct FlashProfile: Sendable, Equatable {
                   metadata: try r.optionalMembers("metadata"),
                   extra: r.unknownMembers(known: Self.knownKeys))
         whiteReference = try r.members[FlashWhiteReference.jsonKey].map { try FlashWhiteReference(json: $0, file: file) }
+    }
+
+    /// Largest ratio of a channel of the flash white to green, or of green to it: a white flash in a
+    /// camera whose three channels see it is far inside (daylight and xenon in raw camera RGB: red and
+    /// blue 0.4–0.9 of green); beyond it a channel is not seeing the flash, or a value lost its scale.
+    public static let whiteChannelRatioLimit = 50.0
+
+    /// Why `white` (camera RGB, any scale) is no flash's white, or nil.
+    static func whiteProblem(_ white: SIMD3<Double>) -> String? {
+        let ratios = white / white.y
+        guard ratios.x.isFinite, ratios.z.isFinite,
+              [ratios.x, ratios.z].allSatisfy({ $0 <= whiteChannelRatioLimit && $0 >= 1 / whiteChannelRatioLimit }) else {
+            return "a flash white whose red and blue are within 1/\(Int(whiteChannelRatioLimit))–\(Int(whiteChannelRatioLimit))× its green "
+                + String(format: "(they are %.3g and %.3g×): no white flash gives a camera channel so much more or less light than green", ratios.x, ratios.z)
+        }
+        return nil
+    }
+
+    /// Largest distance in CIE 1976 u′v′ (CIE 15:2004 §8.1) of the white's chromaticity, the matrix
+    /// applied to (1, 1, 1), from D65's. A white-preserving fit (`calibrate`) maps it exactly; an
+    /// unconstrained fit misses by a few thousandths (about 1–3 ΔE00); a forward matrix to XYZ with
+    /// the D50 white (a DNG's) is 0.023 away, the identity 0.014.
+    public static let whiteChromaticityTolerance = 0.01
+
+    /// Largest condition number (Frobenius norms, ‖M‖·‖M⁻¹‖) accepted: a camera's colour filters
+    /// overlap, so its matrix amplifies noise (the committed and held-out ones 3.7–14 in this measure, the Sigma's
+    /// the largest), but not by a thousand: such a matrix collapses colours onto a plane.
+    public static let matrixConditionLimit = 1000.0
+
+    /// Why `matrix` cannot map flash-white-balanced camera RGB to XYZ with the D65 white (SPEC 4.1), or nil.
+    static func matrixProblem(_ matrix: Matrix3) -> String? {
+        let white = matrix * SIMD3<Double>(1, 1, 1)
+        guard white.x.isFinite, white.y.isFinite, white.z.isFinite, white.y >= 1e-3, white.y <= 1e3 else {
+            return "a matrix that maps the flash white (1, 1, 1) to the D65 white at Y = 1 "
+                + String(format: "(it gives Y = %.3g)", white.y)
+        }
+        func uv(_ v: SIMD3<Double>) -> SIMD2<Double> {
+            let d = v.x + 15 * v.y + 3 * v.z
+            return SIMD2(4 * v.x, 9 * v.y) / d
+        }
+        let d65 = WhitePoint.d65XYZ
+        let offset = uv(white) - uv(d65), distance = (offset * offset).sum().squareRoot()
+        guard distance.isFinite, distance <= whiteChromaticityTolerance else {
+            let xyz = white / (white.x + white.y + white.z)
+            return "a matrix that maps the flash white (1, 1, 1) to the D65 white "
+                + String(format: "(it gives x, y = %.4f, %.4f, %.3f from D65's 0.3127, 0.3290 in u′v′; ", xyz.x, xyz.y, distance)
+                + "a forward matrix to XYZ with the D50 white, as a DNG's, needs Bradford adaptation to D65)"
+        }
+        func frobenius(_ m: Matrix3) -> Double { m.rows.joined().reduce(0) { $0 + $1 * $1 }.squareRoot() }
+        if let inverse = matrix.inverse {
+            let condition = frobenius(matrix) * frobenius(inverse)
+            guard condition.isFinite, condition <= matrixConditionLimit else {
+                return String(format: "a camera's matrix, whose condition number is not above %.0f (this one's is %.3g: it collapses colours onto a plane)",
+                              matrixConditionLimit, condition)
+            }
+        }
+        return nil
     }
 
     /// This profile with a flat field's shading map (`calibrate flat-field`; relative to the card's

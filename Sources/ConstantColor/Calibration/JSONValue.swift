@@ -257,6 +257,22 @@ public struct JSONObjectReader {
         guard let v = members[key] else { throw JSONFileError.missingKey(file: file, key: prefix + key) }
         return try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
     }
+    /// An optional SPEC 4.2 spectral table, returned as it is (profiles keep it for provenance): when
+    /// present, `wavelengthsNm` (at least two, increasing, within 360–830 nm) and each of `columns`,
+    /// arrays of finite numbers of the same length. A table that contradicts itself (5 sensitivities
+    /// for 81 wavelengths) was kept without a word.
+    public func optionalSpectralTable(_ key: String, columns: [String]) throws -> JSONValue? {
+        guard let v = members[key], v != .null else { return nil }
+        let table = try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
+        let wavelengths = try table.numbers("wavelengthsNm")
+        guard wavelengths.count >= 2, zip(wavelengths, wavelengths.dropFirst()).allSatisfy({ $0 < $1 }),
+              wavelengths.first! >= 360, wavelengths.last! <= 830 else {
+            throw JSONFileError.invalidValue(file: file, key: table.prefix + "wavelengthsNm",
+                                             expected: "at least two increasing wavelengths within 360–830 nm")
+        }
+        for c in columns { _ = try table.numbers(c, count: wavelengths.count) }
+        return v
+    }
     /// The members whose keys are not in `known`.
     public func unknownMembers(known: Set<String>) -> [String: JSONValue] {
         members.filter { !known.contains($0.key) }
