@@ -10,7 +10,7 @@ enum FusionWarnings {
 
     /// One line per problem, in the order a user can act on them: the noise model, the frames'
     /// channel scales, their exposure tags, their levels, what was measured, the registration.
-    static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double) -> [String] {
+    static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double, whiteLevel: Double) -> [String] {
         var lines: [String] = []
         let clipped = result.report.clippedFraction
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
@@ -55,6 +55,15 @@ enum FusionWarnings {
                 ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"
                 : "the shadow edges measured the exposure ratio, which stands; a frame denoised by its converter also does this, and the confidence then misjudges its noise"
             lines.append("warning: the ambient frame's pixel noise is \(String(format: "%.3g", noise.relativeScale))× what its ISO tag predicts relative to the flash frame's: the frames' ISO tags are not both the captures' (one typed wrong, or taken from another capture?); \(consequence)")
+        }
+        // A frame whose samples pile up at one value below the clipping level: the data saturate there.
+        for (frame, plateaus) in [("flash", clipped.flashSaturationBelowWhite), ("ambient", clipped.ambientSaturationBelowWhite)] {
+            guard let plateaus, !plateaus.isEmpty else { continue }
+            let channels = plateaus.map {
+                "\(["red", "green", "blue"][$0.channel]) at \(String(format: "%.6g", $0.levelDN)) DN (\(String(format: "%.2g", 100 * $0.fraction)) %)"
+            }.joined(separator: ", ")
+            let clipFrom = blackLevel + ExposureNormalization.clippingFraction * (whiteLevel - blackLevel)
+            lines.append("warning: the \(frame) frame's pixels pile up at one value below \(cameraPath)'s white level \(String(format: "%.6g", whiteLevel)) (clipping counted from \(String(format: "%.6g", clipFrom)) DN): \(channels); the sensor or raw converter saturates there, and those pixels are taken as clipped (confidence 0). Give the camera profile the white level the data clip at")
         }
         // Pixels far below the black level are no measurement of any light: more than a few say
         // the black level is not these files' (subtracted already by a raw converter?).

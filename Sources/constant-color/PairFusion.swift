@@ -153,7 +153,8 @@ enum PairFusion {
         var result = try FusionPipeline.run(flash: flashFrame, ambient: ambientFrame, camera: setup.cameraProfile,
                                             flashProfile: setup.flashProfile, options: options)
         timer.lap("pipeline")
-        for line in FusionWarnings.lines(result, cameraPath: flags.camera, blackLevel: setup.cameraProfile.blackLevel) { progress.say(line) }
+        for line in FusionWarnings.lines(result, cameraPath: flags.camera, blackLevel: setup.cameraProfile.blackLevel,
+                                              whiteLevel: setup.cameraProfile.whiteLevel) { progress.say(line) }
         let registration = result.report.registration
         let registered: String
         switch registration.notRegistered {

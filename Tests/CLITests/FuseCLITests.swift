@@ -553,6 +553,41 @@ struct FuseCLITests {
         #expect(abs(try #require(rightRatio["ambientNoiseRelativeToFlash"]?.double) - 1) < 0.15)
     }
 
+    @Test("a flash frame saturating at 60 000 DN fused with a profile whose white level is 65 535: the pile-up is taken as clipping (confidence 0 there), said in a warning and the report; it was constantColor with saturated patches at confidence 1")
+    func saturationBelowTheWhiteLevel() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let root = FlatFieldCLITests.root, scene = root + "/fixtures/colorchecker/200lux-4000K-on"
+        // The flash frame over-exposed six times, as the sensor clips it at 60 000 DN.
+        let decoded = try TIFFReader.read(path: scene + "/flash.tif")
+        var bright = decoded.image
+        for i in bright.samples.indices { bright.samples[i] = min(60_000, 1024 + 6 * (bright.samples[i] - 1024)) }
+        try TIFFWriter.write(bright, to: pair.file("bright.tif"), options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        // The committed camera profile with the white level of the format instead of the sensor's.
+        var camera = try CameraProfile(path: root + "/calibration/synthetic-nikon5100.camera.json")
+        camera.whiteLevel = 65_535
+        try camera.json.encodedData(file: "camera").write(to: URL(fileURLWithPath: pair.file("white65535.json")))
+        let r = try CLI.run(["fuse", pair.file("bright.tif"), scene + "/ambient.tif", "--camera", pair.file("white65535.json"),
+                             "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                             "--measurement-confidence", pair.file("m.tif"), "--report", pair.file("r.json")])
+        #expect(r.status == 0 && r.stderr.contains("the flash frame's pixels pile up at one value below")
+                && r.stderr.contains("at 60000 DN") && r.stderr.contains("taken as clipped"), "\(r.stderr)")
+        let n = bright.pixelCount
+        let saturated = (0..<n).filter { i in (0..<3).contains { bright.samples[$0 * n + i] == 60_000 } }
+        let confidence = try TIFFReader.read(path: pair.file("m.tif")).image.samples
+        #expect(saturated.count > n / 20 && saturated.allSatisfy { confidence[$0] == 0 }, "\(saturated.count) saturated pixels")
+        let clipped = try #require(try JSONValue.read(path: pair.file("r.json")).object?["clippedFraction"]?.object)
+        let plateaus = try #require(clipped["flashSaturationBelowWhite"]?.array)
+        #expect(!plateaus.isEmpty && plateaus.allSatisfy { $0.object?["levelDN"]?.double == 60_000 } && clipped["ambientSaturationBelowWhite"] == nil)
+        #expect(try #require(clipped["flash"]?.double) >= Double(saturated.count) / Double(n))
+        // The committed pair itself: no plateau, no such warning, and no key in the report.
+        let plain = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", pair.file("white65535.json"),
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                 "--report", pair.file("plain.json")])
+        #expect(plain.status == 0 && !plain.stderr.contains("pile up"), "\(plain.stderr)")
+        #expect(try JSONValue.read(path: pair.file("plain.json")).object?["clippedFraction"]?.object?["flashSaturationBelowWhite"] == nil)
+    }
+
     @Test("one-character file names in the working folder (Foundation's deletingLastPathComponent traps on them): outputs written, a missing input refused")
     func oneCharacterNames() throws {
         let pair = try PairFolder()

@@ -294,6 +294,9 @@ public struct FusionReport: Sendable, Codable {
         public var either: Double
         /// Of `flash` and `ambient`, the fractions far below the black level (the rest is at the white level).
         public var flashBelowBlack: Double, ambientBelowBlack: Double
+        /// Channels of each frame that saturate below the camera profile's clipping level
+        /// (`SaturationPlateau`; counted in `flash` and `ambient`); nil where none does.
+        public var flashSaturationBelowWhite: [SaturationPlateau]? = nil, ambientSaturationBelowWhite: [SaturationPlateau]? = nil
     }
 
     /// Rendering parameters in the report.

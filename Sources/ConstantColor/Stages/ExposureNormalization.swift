@@ -70,6 +70,9 @@ public struct LinearFrame: Sendable {
     public var noise: FrameNoise
     /// The exposure the frame was taken with.
     public var exposure: ExposureSettings
+    /// Channels whose samples pile up at one value below the clipping level (`SaturationPlateau`):
+    /// the data saturate there, and their pixels are flagged `clippedAtWhite` as well.
+    public var saturationPlateaus: [SaturationPlateau] = []
     /// Fraction of pixels flagged as clipped (at either end).
     public var clippedFraction: Double {
         guard !clipped.isEmpty else { return 0 }
@@ -127,11 +130,13 @@ public enum ExposureNormalization {
         let height = raw.height
         var out = raw
         var clipped: [UInt8] = uninitializedLargeArray(count: n)
-        out.samples.withUnsafeMutableBufferPointer { dstBuffer in
+        // Per row band, each channel's largest sample below the clipping level and how many equal it
+        // (`SaturationPlateau`), taken in the same pass.
+        let tops: [SaturationPlateau.Top] = out.samples.withUnsafeMutableBufferPointer { dstBuffer in
             clipped.withUnsafeMutableBufferPointer { clipBuffer in
                 let dst = SharedMutableBuffer(dstBuffer)
                 let clip = SharedMutableBuffer(clipBuffer)
-                forEachRowBand(rowCount: height) { rows in
+                return collectInRowBands(rowCount: height) { rows, part in
                     let end = rows.upperBound * width
                     var i = rows.lowerBound * width
                     // Eight pixels at a time, then the rest one by one.
@@ -139,8 +144,19 @@ public enum ExposureNormalization {
                     @inline(__always) func load(_ k: Int) -> V { UnsafeRawPointer(dst.base + k).loadUnaligned(as: V.self) }
                     @inline(__always) func store(_ v: V, _ k: Int) { UnsafeMutableRawPointer(dst.base + k).storeBytes(of: v, as: V.self) }
                     let top = V(repeating: white), bottom = V(repeating: floorDN)
+                    // Each channel's lanes' largest sample below the clipping level, and its count.
+                    var largest = (V(repeating: -.infinity), V(repeating: -.infinity), V(repeating: -.infinity))
+                    var counts = (SIMD8<Int32>(), SIMD8<Int32>(), SIMD8<Int32>())
+                    @inline(__always) func track(_ v: V, _ m: inout V, _ count: inout SIMD8<Int32>) {
+                        let below = v.replacingLanes(with: -.infinity, where: v .>= clipDN)
+                        let greater = below .> m
+                        let bits = unsafeBitCast(greater, to: SIMD8<Int32>.self)
+                        count = (count & ~bits) &+ (unsafeBitCast(greater .| (below .== m), to: SIMD8<Int32>.self) & 1)
+                        m = m.replacingLanes(with: below, where: greater)
+                    }
                     while i + 8 <= end {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
+                        track(r, &largest.0, &counts.0); track(g, &largest.1, &counts.1); track(b, &largest.2, &counts.2)
                         let high = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
                         let low = (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN)
                         // (A lane of a mask is all ones or zero: its low bits are the flags.)
@@ -152,8 +168,18 @@ public enum ExposureNormalization {
                         store((b.replacingLanes(with: top, where: b .> top).replacingLanes(with: bottom, where: b .< bottom) - black) * inverseScale, 2 * n + i)
                         i += 8
                     }
+                    var bandTop = SaturationPlateau.Top()
+                    for (c, lanes) in [(largest.0, counts.0), (largest.1, counts.1), (largest.2, counts.2)].enumerated() {
+                        (bandTop.value[c], bandTop.count[c]) = SaturationPlateau.Top.reduced(values: lanes.0, counts: lanes.1)
+                    }
+                    @inline(__always) func track(_ c: Int, _ v: Float) {
+                        guard v < clipDN && v >= bandTop.value[c] else { return }
+                        bandTop.count[c] = v == bandTop.value[c] ? bandTop.count[c] + 1 : 1
+                        bandTop.value[c] = v
+                    }
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
+                        track(0, r); track(1, g); track(2, b)
                         clip[i] = ((r >= clipDN || g >= clipDN || b >= clipDN) ? LinearFrame.clippedAtWhite : 0)
                             | ((r < floorDN || g < floorDN || b < floorDN) ? LinearFrame.belowFloor : 0)
                         dst[i] = (max(min(r, white), floorDN) - black) * inverseScale
@@ -161,10 +187,28 @@ public enum ExposureNormalization {
                         dst[2 * n + i] = (max(min(b, white), floorDN) - black) * inverseScale
                         i += 1
                     }
+                    part.append(bandTop)
                 }
             }
         }
-        return LinearFrame(image: out, clipped: clipped,
-                           noise: FrameNoise(noise: camera.noise, exposure: exposure), exposure: exposure)
+        // Channels saturating below the clipping level: their pixels flagged as clipped too.
+        let top = tops.reduce(SaturationPlateau.Top()) { $0.merged($1) }
+        let binWidth = Float((camera.whiteLevel - camera.blackLevel) / SaturationPlateau.binsPerRange) * inverseScale
+        var plateaus: [SaturationPlateau] = []
+        for c in 0..<3 where top.count[c] >= SaturationPlateau.minimumCount && top.value[c] >= floorDN {
+            // The level normalized as its samples were (the clamps leave it as it is).
+            let level = (top.value[c] - black) * inverseScale
+            out.samples.withUnsafeBufferPointer { samples in
+                let plane = UnsafeBufferPointer(rebasing: samples[(c * n)..<((c + 1) * n)])
+                guard SaturationPlateau.isPlateau(plane: plane, level: level, count: top.count[c], binWidth: binWidth) else { return }
+                plateaus.append(SaturationPlateau(channel: c, levelDN: Double(top.value[c]), pixelCount: top.count[c],
+                                                  fraction: Double(top.count[c]) / Double(max(1, n))))
+                for i in 0..<n where plane[i] >= level { clipped[i] |= LinearFrame.clippedAtWhite }
+            }
+        }
+        var frame = LinearFrame(image: out, clipped: clipped,
+                                noise: FrameNoise(noise: camera.noise, exposure: exposure), exposure: exposure)
+        frame.saturationPlateaus = plateaus
+        return frame
     }
 }
