@@ -13,7 +13,7 @@ struct FusionCommandOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Decision threshold on the center-weighted mean confidence.") var threshold: Double = 0.85
     @Option(help: "Registration model: auto, translation, rigid, similarity or homography.") var model: String = "auto"
     @Option(parsing: .unconditional, help: "Fixed output exposure (linear output per normalized unit) instead of automatic.") var outputScale: Double?
-    @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF as it is).")
+    @Option(help: "Ambient-to-flash exposure ratio: estimate (from illumination edges and flicker banding in the images) or metadata (EXIF's, subtracted as it is; the images still check it, and where they contradict it fuse warns and the confidence counts the difference).")
     var exposureRatio: String = "estimate"
     @Flag(inversion: .prefixedNo,
           help: "Count the flash profile's colorimetric uncertainty (the matrix's expected error by colour) in the confidence map, when it has one. The gap fill and the decision use the measurement confidence either way.")

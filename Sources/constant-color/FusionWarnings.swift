@@ -27,6 +27,16 @@ enum FusionWarnings {
         if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker) {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: \(vanished ? "the flash frame holds the ambient frame's shadows far weaker (its light dimmed between the frames?), or " : "")the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
+        // `--exposure-ratio metadata`: EXIF's ratio kept as asked, where the images contradict it.
+        if let measured = result.ambientRatio.metadataContradiction {
+            lines.append("warning: the ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.3f", measured))× EXIF's (±\(String(format: "%.1f", 100 * (result.ambientRatio.edgeRelativeUncertainty ?? 0))) %), which EXIF's stated uncertainty does not cover; EXIF's ratio is subtracted as --exposure-ratio metadata asks, and the confidence counts the difference wherever the ambient light matters (--exposure-ratio estimate subtracts the measured one)")
+        }
+        if !result.ambientRatio.uncompensatedBanding.isEmpty {
+            let components = result.ambientRatio.uncompensatedBanding.map {
+                String(format: "%.2f cycles per frame, amplitude %.1f %%", $0.cyclesPerFrameHeight, 100 * $0.amplitude)
+            }.joined(separator: "; ")
+            lines.append("warning: the flash frame holds flicker banding (\(components)), which --exposure-ratio metadata leaves in the dark-room image; the confidence counts it wherever the ambient light matters (--exposure-ratio estimate removes it)")
+        }
         if let excess = result.ambientRatio.rowBandExcessVariance {
             let columns = result.ambientRatio.readoutAxis == .columns
             let bands = result.ambientRatio.edgeRatioByRowBand.map { $0.map { String(format: "%.3f", $0) } ?? "-" }.joined(separator: ", ")

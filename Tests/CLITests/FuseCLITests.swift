@@ -551,6 +551,27 @@ struct FuseCLITests {
         let rightRatio = try #require(try JSONValue.read(path: pair.file("right.json")).object?["exposure"]?.object?["ambientRatio"]?.object)
         #expect(right.status == 0 && !right.stderr.contains("pixel noise is"), "\(right.stderr)")
         #expect(abs(try #require(rightRatio["ambientNoiseRelativeToFlash"]?.double) - 1) < 0.15)
+        // With --exposure-ratio metadata EXIF's ratio is subtracted, but the images still check it:
+        // its time tag 1.25× and 10× off (within the searched range, and beyond it) are said, and the
+        // confidence falls (the option had turned every check off: constantColor at 5–7 ΔE00).
+        let rightMetadata = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                         "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                         "--report", pair.file("rightMetadata.json"), "--exposure-ratio", "metadata"])
+        let rightMetadataReport = try JSONValue.read(path: pair.file("rightMetadata.json")).object ?? [:]
+        #expect(rightMetadata.status == 0 && !rightMetadata.stderr.contains("warning"), "\(rightMetadata.stderr)")
+        #expect(rightMetadataReport["decision"]?.string == "constantColor")
+        for (factor, mention) in [(1.25, "which EXIF's stated uncertainty does not cover"), (10, "beyond the ±40 %")] {
+            let r = try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", root + "/calibration/synthetic-nikon5100.camera.json",
+                                 "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif"),
+                                 "--report", pair.file("metadata.json"), "--exposure-ratio", "metadata",
+                                 "--ambient-exposure", "\(ambient.exposureTimeSeconds * factor),\(ambient.fNumber),\(ambient.isoSpeed)"])
+            let report = try JSONValue.read(path: pair.file("metadata.json")).object ?? [:]
+            let ratio = try #require(report["exposure"]?.object?["ambientRatio"]?.object)
+            #expect(r.status == 0 && r.stderr.contains(mention), "×\(factor): \(r.stderr)")
+            let uncertainty = try #require(ratio["relativeUncertainty"]?.double)
+            #expect(ratio["source"]?.string == "metadata" && uncertainty > 0.15, "×\(factor): \(uncertainty)")
+            #expect(report["decision"]?.string == "fallback", "×\(factor)")
+        }
     }
 
     @Test("a flash frame saturating at 60 000 DN fused with a profile whose white level is 65 535: the pile-up is taken as clipping (confidence 0 there), said in a warning and the report; it was constantColor with saturated patches at confidence 1")

@@ -50,7 +50,9 @@ public struct FusionOptions: Sendable {
     /// confidence either way.
     public var countColorimetricUncertainty = true
     /// Whether to estimate the ambient-to-flash ratio and flicker banding from the images (stage 4a,
-    /// `AmbientRatioEstimate`) instead of trusting EXIF.
+    /// `AmbientRatioEstimate`) instead of trusting EXIF. Off, EXIF's ratio is subtracted and the
+    /// estimate only checks it: where the images contradict it, the confidence counts the difference
+    /// (`AmbientRatioEstimate.metadata(height:uncertainty:checkedAgainst:)`).
     public var estimateAmbientRatio = true
     /// With a flash profile that has a shading map, also flatten the flash's fall-off (its colour
     /// shading is always corrected); off by default, see `FlashShading`.
@@ -182,9 +184,12 @@ public enum FusionPipeline {
         timings.lap("flashLight")
 
         // 4a. The ambient exposure the flash frame really holds, per row (EXIF error, flicker).
+        // (With EXIF's ratio asked for, the estimate still checks it: `metadata(…checkedAgainst:)`.)
+        let measuredRatio = AmbientRatioEstimate.estimate(reduced: reduced, metadataUncertainty: Double(options.exposureRatioUncertainty))
         var ratio = options.estimateAmbientRatio
-            ? AmbientRatioEstimate.estimate(reduced: reduced, metadataUncertainty: Double(options.exposureRatioUncertainty))
-            : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty))
+            ? measuredRatio
+            : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty),
+                                            checkedAgainst: measuredRatio)
         ratio = ratio.counting(noiseConsistency)
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
             D.subtractAmbient(lineRatios: ratio.lineRatios, readout: ratio.readoutAxis, channelScale: SIMD3<Float>(ratio.channelScale),

@@ -253,6 +253,10 @@ public struct FusionReport: Sendable, Codable {
         public var edgeSampleCountAlongLines: Int, edgeSampleCountAcrossLines: Int
         public var edgeAcrossLinesRefused: Bool
         public var uncheckedAcrossLinesRelativeUncertainty: Double?
+        /// With `--exposure-ratio metadata`: the edges' r₀ where it contradicts EXIF, and the flicker
+        /// banding found and left in (`AmbientRatioEstimate.metadataContradiction`,
+        /// `uncompensatedBanding`); absent otherwise.
+        public var metadataContradiction: Double?, uncompensatedBanding: [RowBanding]?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -281,6 +285,8 @@ public struct FusionReport: Sendable, Codable {
             edgeLineOrientationSeparation = r.edgeLineOrientationSeparation; edgeAcrossLinesRefused = r.edgeAcrossLinesRefused
             edgeSampleCountAlongLines = r.edgeSampleCountAlongLines; edgeSampleCountAcrossLines = r.edgeSampleCountAcrossLines
             uncheckedAcrossLinesRelativeUncertainty = r.uncheckedAcrossLinesVariance.map { $0.squareRoot() }
+            metadataContradiction = r.metadataContradiction
+            uncompensatedBanding = r.uncompensatedBanding.isEmpty ? nil : r.uncompensatedBanding
         }
     }
 

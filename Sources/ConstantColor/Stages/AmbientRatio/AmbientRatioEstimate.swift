@@ -188,6 +188,44 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                              relativeUncertainty: uncertainty, edgeSampleCount: 0)
     }
 
+    /// EXIF taken as it is (`--exposure-ratio metadata`), checked against what the images measured
+    /// (`measured`, this pair's estimate): `r(y) = 1` is kept, as asked, but where the shadow edges
+    /// put r₀ beyond the searched range, or within it further from 1 than three standard errors of
+    /// the two together (`metadataContradiction`), the difference is its relative uncertainty, and a
+    /// flicker banding found is counted by its RMS along the lines (`uncompensatedBanding`): the
+    /// confidence then falls wherever the ambient light matters. Before, the option turned every such
+    /// check off: an ambient ISO tag 4× off gave `constantColor` at 0.93 and 6.7 ΔE00 (the default
+    /// mode: a warning and `fallback`).
+    public static func metadata(height: Int, uncertainty: Double, checkedAgainst measured: AmbientRatioEstimate) -> AmbientRatioEstimate {
+        var m = metadata(height: height, uncertainty: uncertainty)
+        m.edgeRatio = measured.edgeRatio; m.edgeRelativeUncertainty = measured.edgeRelativeUncertainty
+        m.edgeRatioBeyondRange = measured.edgeRatioBeyondRange
+        m.edgeSampleCountBeyondRange = measured.edgeSampleCountBeyondRange
+        m.edgeRatioBeyondRangeFromVanishedEdges = measured.edgeRatioBeyondRangeFromVanishedEdges
+        var variance = uncertainty * uncertainty
+        if let far = measured.edgeRatioBeyondRange {
+            variance = max(variance, (far - 1) * (far - 1))
+        } else if let e = measured.edgeRatio, let s = measured.edgeRelativeUncertainty,
+                  abs(e - 1) > 3 * (s * s + uncertainty * uncertainty).squareRoot() {
+            m.metadataContradiction = e
+            variance = max(variance, (e - 1) * (e - 1))
+        }
+        if !measured.banding.isEmpty, !measured.lineRatios.isEmpty {
+            let mean = measured.meanRatio
+            let spread = measured.lineRatios.reduce(0) { $0 + (Double($1) / mean - 1) * (Double($1) / mean - 1) } / Double(measured.lineRatios.count)
+            m.uncompensatedBanding = measured.banding
+            variance += spread
+        }
+        m.relativeUncertainty = variance.squareRoot()
+        return m
+    }
+
+    /// With `--exposure-ratio metadata`: the edges' r₀ where it contradicts EXIF (`metadata(height:uncertainty:checkedAgainst:)`), else nil.
+    public var metadataContradiction: Double? = nil
+    /// With `--exposure-ratio metadata`: the flicker banding found and left in (its RMS counted in
+    /// `relativeUncertainty`); empty otherwise.
+    public var uncompensatedBanding: [RowBanding] = []
+
     /// Estimates `r(y)` from the flash frame and the nominal dark-room estimate (`A = F − D`).
     /// `metadataUncertainty` is the relative uncertainty of the EXIF ratio, used when no edge is found.
     /// `registration` is the one `darkRoom` was resampled with (its interpolation blurs `A` a little;
