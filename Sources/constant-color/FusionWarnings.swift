@@ -58,7 +58,13 @@ enum FusionWarnings {
         }
         if let error = result.ambientRatio.ambientColourChangeError, let agreeing = result.ambientRatio.edgeChannelAgreement {
             let percent = [error.x, error.y, error.z].map { String(format: "%+.0f", 100 * $0) }.joined(separator: ", ")
-            lines.append("warning: only \(String(format: "%.0f", 100 * agreeing)) % of the ambient shadow edges vanish from the flash frame at one exposure ratio in every channel (70–99 % on the test sets' pairs, whose frames hold the same ambient light; under \(String(format: "%.0f", 100 * AmbientRatioEstimate.ambientColourChangeAgreement)) %, with the channels' ratios apart, is taken for a change): the ambient light changed colour between the frames (a lamp switched on or off?), or they were developed unlike each other; no one ratio takes it out of the flash frame, and the confidence counts the ratio off by \(percent) % (red, green, blue) wherever the ambient light matters")
+            // Where the noise model understates the frames' noise (the first line), the channels'
+            // agreement is judged against too little noise, and that is the likelier cause.
+            let understated = (result.ambientRatio.edgeMisfitScale ?? 0) > AmbientRatioEstimate.understatedNoiseMisfitScale
+            let cause = understated
+                ? "the camera profile's noise model understates these frames' noise (the first warning), so the channels' ratios are judged against too little noise; or the ambient light changed colour between the frames"
+                : "the ambient light changed colour between the frames (a lamp switched on or off?), or they were developed unlike each other"
+            lines.append("warning: only \(String(format: "%.0f", 100 * agreeing)) % of the ambient shadow edges vanish from the flash frame at one exposure ratio in every channel (70–99 % on the test sets' pairs, whose frames hold the same ambient light; under \(String(format: "%.0f", 100 * AmbientRatioEstimate.ambientColourChangeAgreement)) %, with the channels' ratios apart, is taken for a change): \(cause); no one ratio takes it out of the flash frame, and the confidence counts the ratio off by \(percent) % (red, green, blue) wherever the ambient light matters")
         }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata

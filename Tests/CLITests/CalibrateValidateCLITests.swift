@@ -311,6 +311,19 @@ struct CalibrateValidateCLITests {
         for n in ["10lux-3000K-on", "200lux-4000K-on"] {
             try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/" + n, toPath: set.appendingPathComponent(n).path)
         }
+        // A condition whose ambient time tag is ten times too short: its chart renders without light,
+        // which was blamed on the flash profile; the pair's measured exposure problem is said instead.
+        let mistagged = dir.appendingPathComponent("mistagged")
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: mistagged.appendingPathComponent("c").path)
+        let ambientPath = mistagged.appendingPathComponent("c/ambient.tif").path
+        let ambientDecoded = try TIFFReader.read(path: ambientPath)
+        var shortTag = try #require(ambientDecoded.exposure.settings)
+        shortTag.exposureTimeSeconds /= 10
+        try TIFFWriter.write(ambientDecoded.image, to: ambientPath, options: TIFFWriteOptions(sampleType: .uint16, exposure: shortTag))
+        let mistaggedRun = try CLI.run(["validate", mistagged.path] + profiles)
+        #expect(mistaggedRun.status == 2 && mistaggedRun.stderr.contains("no neutral patch is visible")
+                && mistaggedRun.stderr.contains("exposure tags are far off") && !mistaggedRun.stderr.contains("check the flash profile"),
+                "\(mistaggedRun.stderr)")
         let unwritable = try CLI.run(["validate", set.path, "--json", dir.appendingPathComponent("nowhere/v.json").path] + profiles)
         #expect(unwritable.status == 2 && unwritable.stderr.contains("nowhere") && unwritable.stderr.contains("does not exist")
                 && !unwritable.stderr.contains("[1/"), "\(unwritable.stderr)")

@@ -100,6 +100,15 @@ struct FuseCLITests {
             let measured = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("measurement.tif"), "--threshold", "0"])
             #expect(measured.stdout.hasPrefix("center-weighted mean measurement confidence of region 10,10,20,20: "), "\(measured.stdout)")
         }
+        // The run's maps are not warned about; a map of the same size that is neither of them is.
+        #expect(!roi.stderr.contains("warning"), "\(roi.stderr)")
+        var other = PlanarImage(width: PairFolder.width, height: PairFolder.height, channelCount: 1)
+        for i in other.samples.indices { other.samples[i] = 0.5 }
+        try TIFFWriter.write(other, to: pair.file("other.tif"), options: TIFFWriteOptions(sampleType: .float32))
+        let otherMap = try CLI.run(["check", pair.file("report.json"), "--roi", "10,10,20,20", "--confidence", pair.file("other.tif"), "--threshold", "0.4"])
+        #expect(otherMap.status == 0 && otherMap.stderr.contains("other.tif's whole-frame center-weighted mean, 0.5000, is neither")
+                && otherMap.stderr.contains("is it this run's map?") && otherMap.stdout.hasPrefix("center-weighted mean confidence of region"),
+                "\(otherMap.stderr)")
         // A negative corner is a value, refused as a region (it was taken for an option: "Missing value").
         let negative = try CLI.run(["check", pair.file("report.json"), "--roi", "-5,10,20,20", "--confidence", pair.file("conf.tif")])
         #expect(negative.status == 2 && negative.stderr.contains("--roi '-5,10,20,20' is not x,y,w,h with x, y >= 0"), "\(negative.stderr)")
@@ -607,6 +616,30 @@ struct FuseCLITests {
                                  "--report", pair.file("plain.json")])
         #expect(plain.status == 0 && !plain.stderr.contains("pile up"), "\(plain.stderr)")
         #expect(try JSONValue.read(path: pair.file("plain.json")).object?["clippedFraction"]?.object?["flashSaturationBelowWhite"] == nil)
+    }
+
+    @Test("a camera profile whose gain is 16× too high (noise understated): the channels' disagreement at the shadow edges is put down to the noise model first, not to a lamp switched on between the frames")
+    func understatedNoiseIsTheLikelierCause() throws {
+        let pair = try PairFolder()
+        defer { pair.remove() }
+        let root = FlatFieldCLITests.root
+        let render = try CLI.run(["synth", "--preset", "200lux-3000K-above", "--seed", "1", "--spectra", FlatFieldCLITests.spectra, "--out", pair.file("s")])
+        #expect(render.status == 0, "\(render.stderr)")
+        var camera = try CameraProfile(path: root + "/calibration/synthetic-nikon5100.camera.json")
+        camera.noise.gainElectronsPerDN *= 16
+        try camera.json.encodedData(file: "camera").write(to: URL(fileURLWithPath: pair.file("gain.json")))
+        func fuse(_ profile: String) throws -> CLI.Outcome {
+            try CLI.run(["fuse", pair.file("s/flash.tif"), pair.file("s/ambient.tif"), "--camera", profile,
+                         "--flash", root + "/calibration/synthetic-phosphor-led-yag.flash.json", "-o", pair.file("o.tif")])
+        }
+        let wrong = try fuse(pair.file("gain.json"))
+        let lines = wrong.stderr.split(separator: "\n")
+        #expect(lines.contains { $0.contains("residuals are") && $0.contains("understates these frames' noise") }, "\(wrong.stderr)")
+        #expect(lines.contains { $0.contains("vanish from the flash frame at one exposure ratio")
+                                 && $0.contains("noise model understates these frames' noise (the first warning)") && !$0.contains("a lamp switched on") },
+                "\(wrong.stderr)")
+        let right = try fuse(root + "/calibration/synthetic-nikon5100.camera.json")
+        #expect(right.status == 0 && !right.stderr.contains("residuals are") && !right.stderr.contains("at one exposure ratio"), "\(right.stderr)")
     }
 
     @Test("one-character file names in the working folder (Foundation's deletingLastPathComponent traps on them): outputs written, a missing input refused")

@@ -125,8 +125,9 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
     case mostlyClipped(file: String, patch: String, clippedPercent: Int)
     /// More than half of the patches are mostly clipped.
     case mostPatchesClipped(file: String, clipped: Int, total: Int, first: String)
-    /// No neutral patch is left to fix the exposure (all occluded or unmeasurable).
-    case noNeutralPatch(file: String)
+    /// No neutral patch is left to fix the exposure (all occluded or unmeasurable); `cause`: what the
+    /// fusion measured that explains it (exposure tags far off), when it did.
+    case noNeutralPatch(file: String, cause: String? = nil)
 
     public var description: String {
         switch self {
@@ -138,7 +139,9 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
             return "\(f): patch '\(p)' is mostly clipped (\(c) % of its pixels at the white level); shoot with less exposure"
         case .mostPatchesClipped(let f, let n, let t, let first):
             return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'), at the white level or far below black: the capture is overexposed (shoot with less exposure) or the camera profile's black and white levels are not this file's (its bit depth)"
-        case .noNeutralPatch(let f):
+        case .noNeutralPatch(let f, let cause?):
+            return "\(f): no neutral patch is visible and measurable, so the exposure of SPEC 5's accuracy cannot be fixed: \(cause)"
+        case .noNeutralPatch(let f, nil):
             return "\(f): no neutral patch is visible and measurable (each occluded, mostly clipped in a frame, or rendered with no positive luminance: then check the flash profile's white and matrix), so the exposure of SPEC 5's accuracy cannot be fixed"
         }
     }

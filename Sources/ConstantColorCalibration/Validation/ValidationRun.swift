@@ -260,13 +260,24 @@ public enum ValidationRun {
             }
             outputMask = flashMask.requiringAgreement(with: ambient, ambientFromFlash: geometry)
         }
-        var score = try ValidationScoring.score(
-            name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
-            ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
-            centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
-            ambientFromFlash: result.registration.ambientFromFlash,
-            outputLabels: outputMask, ambientLabels: masks.ambient, pixelFlags: result.pixelFlags, file: path("flash.tif"),
-            ambientFile: path("ambient.tif"))
+        var score: ConditionScore
+        do {
+            score = try ValidationScoring.score(
+                name: (folder as NSString).lastPathComponent, ambientLux: lux, chart: chart, linearXYZ: result.linear!,
+                ambientPhotoXYZ: ambientXYZ, confidence: result.confidence, decision: result.report.decision,
+                centerWeightedConfidence: result.report.centerWeightedMeanConfidence,
+                ambientFromFlash: result.registration.ambientFromFlash,
+                outputLabels: outputMask, ambientLabels: masks.ambient, pixelFlags: result.pixelFlags, file: path("flash.tif"),
+                ambientFile: path("ambient.tif"))
+        } catch {
+            // A chart rendered without light is most often frames whose tags are far off, which the
+            // fusion measured: said instead of the flash profile it would otherwise point at. (Matched
+            // with `switch`: a typed `catch` pattern crashed the 6.3 compiler's ownership verifier.)
+            switch error {
+            case .noNeutralPatch(let file, nil): throw PatchSamplingError.noNeutralPatch(file: file, cause: Self.exposureTagsProblem(result))
+            default: throw error
+            }
+        }
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
         let ratios = ExposureRatioScore.truth(in: truth)
@@ -274,6 +285,25 @@ public enum ValidationRun {
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
             trueRatio: ratios.trueRatio, effective: ratios.effective)
         return score
+    }
+
+    /// What the fusion measured that says a pair's exposure tags are far off (as `fuse` warns): a flash
+    /// frame holding far less ambient light than they predict, no flash light at all, or shadow edges
+    /// beyond the searched range; nil when it measured none of these.
+    static func exposureTagsProblem(_ result: FusionResult) -> String? {
+        let tags = "the frames' exposure tags are far off (swapped between the frames, typed wrong, or of other captures?)"
+        if let light = result.report.flashLight {
+            if light.noFlashLight {
+                return "no flash light was measured (the flash frame is the ambient frame scaled): did the flash fire, and are both frames' exposure tags the captures'?"
+            }
+            if light.ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange {
+                return "the flash frame holds " + String(format: "%.2f", light.ambientScale[1]) + "× the ambient light its exposure tags predict: \(tags)"
+            }
+        }
+        if let far = result.ambientRatio.edgeRatioBeyondRange {
+            return "the ambient shadow edges put the ambient-to-flash exposure ratio at " + String(format: "%.2f", far) + "× EXIF's: \(tags)"
+        }
+        return nil
     }
 
     /// The label maps of a condition whose truth has them (`labels.flash`, optional `labels.ambient`),
