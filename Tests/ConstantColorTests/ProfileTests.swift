@@ -208,8 +208,13 @@ struct ProfileTests {
         #expect(flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": wavelengths, "values": table(81), "name": .string("x")])) == nil)
         let short = flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": wavelengths, "values": table(10)]))
         #expect(short?.contains("key 'spectralPowerDistribution.values' must be an array of 81 finite numbers") == true, "\(short ?? "accepted")")
-        let backwards = flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": .array([.number(700), .number(400)]), "values": table(2)]))
-        #expect(backwards?.contains("spectralPowerDistribution.wavelengthsNm") == true, "\(backwards ?? "accepted")")
+        // Any order (SPEC 4.2), but no wavelength twice and none outside 360–830 nm.
+        #expect(flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": .array([.number(700), .number(400)]), "values": table(2)])) == nil)
+        for bad in [[400.0, 400], [300, 700]] {
+            let message = flashError(good, "spectralPowerDistribution", .object(["wavelengthsNm": .array(bad.map(JSONValue.number)), "values": table(2)]))
+            #expect(message?.contains("spectralPowerDistribution.wavelengthsNm' must be at least two wavelengths within 360–830 nm") == true,
+                    "\(bad): \(message ?? "accepted")")
+        }
         var camera = try CameraProfile(path: Self.root + "/calibration/synthetic-nikon5100.camera.json")
         #expect(try CameraProfile(json: camera.json, file: "c.json") == camera)
         camera.spectralSensitivity = .object(["wavelengthsNm": wavelengths, "red": table(5), "green": table(81), "blue": table(81)])

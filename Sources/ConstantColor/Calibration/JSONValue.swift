@@ -258,17 +258,16 @@ public struct JSONObjectReader {
         return try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
     }
     /// An optional SPEC 4.2 spectral table, returned as it is (profiles keep it for provenance): when
-    /// present, `wavelengthsNm` (at least two, increasing, within 360–830 nm) and each of `columns`,
-    /// arrays of finite numbers of the same length. A table that contradicts itself (5 sensitivities
-    /// for 81 wavelengths) was kept without a word.
+    /// present, `wavelengthsNm` (at least two, within 360–830 nm, in any order, none twice) and each
+    /// of `columns`, arrays of finite numbers of the same length. A table that contradicts itself (5
+    /// sensitivities for 81 wavelengths) was kept without a word.
     public func optionalSpectralTable(_ key: String, columns: [String]) throws -> JSONValue? {
         guard let v = members[key], v != .null else { return nil }
         let table = try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
         let wavelengths = try table.numbers("wavelengthsNm")
-        guard wavelengths.count >= 2, zip(wavelengths, wavelengths.dropFirst()).allSatisfy({ $0 < $1 }),
-              wavelengths.first! >= 360, wavelengths.last! <= 830 else {
+        guard wavelengths.count >= 2, Set(wavelengths).count == wavelengths.count, wavelengths.allSatisfy({ $0 >= 360 && $0 <= 830 }) else {
             throw JSONFileError.invalidValue(file: file, key: table.prefix + "wavelengthsNm",
-                                             expected: "at least two increasing wavelengths within 360–830 nm")
+                                             expected: "at least two wavelengths within 360–830 nm, none given twice")
         }
         for c in columns { _ = try table.numbers(c, count: wavelengths.count) }
         return v
