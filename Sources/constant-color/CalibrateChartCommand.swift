@@ -152,7 +152,8 @@ struct CalibrateChart: ParsableCommand {
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
             throw ChartCalibrationError.noiseFit(file: capture, varianceFalls: calibration.varianceFallsWithSignal)
         }
-        let camName = cameraName ?? existing?.name ?? DefaultProfileName.camera(capture: capture)
+        let digest = DefaultProfileName.digest(of: frame.image)
+        let camName = cameraName ?? existing?.name ?? DefaultProfileName.camera(capture: capture, digest: digest)
         var cameraMetadata = calibration.cameraMetadata(captureFile: capture, iso: frame.exposure.isoSpeed, darkFile: dark)
         if let r = readNoise {
             noise.readNoiseDN = r
@@ -175,13 +176,16 @@ struct CalibrateChart: ParsableCommand {
             }
         }
         for line in frameWarnings + darkLines { progress.say(line) }
-        if readNoise == nil && darkFrame == nil && ptc.readVarianceDN2 < 2 * ptc.readVarianceStandardErrorDN2 {
-            progress.say("warning: the read noise is not measurable from this capture (intercept \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed)): the darkest patch is too bright), writing " + String(format: "%.2f", noise.readNoiseDN) + " DN (the intercept clamped at 0); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data")
+        // Without a dark frame or a given value the read noise is the intercept's estimate, which a
+        // flash-lit chart fixes poorly (its darkest patch is bright): said every time, as README step 5 says.
+        if readNoise == nil && darkFrame == nil {
+            let measurable = ptc.readVarianceDN2 >= 2 * ptc.readVarianceStandardErrorDN2
+            progress.say("warning: the read noise is \(measurable ? "the photon transfer intercept's estimate" : "not measurable from this capture") (intercept \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed)): the darkest patch is too bright to fix it), writing " + String(format: "%.2f", noise.readNoiseDN) + " DN\(measurable ? "" : " (the intercept clamped at 0)"); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data")
         }
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
         let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
                                           spectralSensitivity: existing?.spectralSensitivity, metadata: cameraMetadata)
-        var flashProfile = FlashProfile(name: flashName ?? DefaultProfileName.flash(capture: capture),
+        var flashProfile = FlashProfile(name: flashName ?? DefaultProfileName.flash(capture: capture, digest: digest),
                                         cameraName: camName, whiteCameraRGB: calibration.flashWhiteCameraRGB,
                                         matrixToXYZD65: calibration.matrixToXYZD65,
                                         metadata: calibration.flashMetadata(captureFile: capture, chartFile: chart))
@@ -210,6 +214,17 @@ struct CalibrateChart: ParsableCommand {
         }
         // README step 5: above ~2 a wrong chart description, non-linear data or bad lighting is
         // likely; warned above 2.5 (a working camera's 3×3 matrix fits a ColorChecker to about 1–2.5).
+        // One or two patches far worse than the rest, while the mean passes: a patch swapped or
+        // misplaced in the description (or a shadow or highlight on it) is the likelier cause, and its
+        // error inflates the colour-error map around its colour.
+        let outliers = calibration.deltaE2000.indices.filter {
+            calibration.deltaE2000[$0] > Self.outlierPatchError && calibration.deltaE2000[$0] > Self.outlierPatchFactor * calibration.meanDeltaE2000
+        }
+        if !outliers.isEmpty && outliers.count <= 2 {
+            let names = outliers.map { String(format: "'%@' %.1f", description.patches[$0].name, calibration.deltaE2000[$0]) }.joined(separator: ", ")
+            progress.say(String(format: "warning: %@ ΔE00 against a fit mean of %.2f: a patch that far from the rest is seldom the camera's; check its name, position and reference value in %@ (two patches swapped?) and whether a shadow or highlight lies on it",
+                                names, calibration.meanDeltaE2000, chart))
+        }
         if calibration.meanDeltaE2000 > Self.suspectFitError {
             progress.say(String(format: "warning: a fit mean of %.2f ΔE00 is above %g, which a linear capture of a well-described, evenly lit chart seldom exceeds (a camera whose 3×3 matrix fits its sensor poorly can); check the chart description (positions, reference values, illuminant), the lighting, and that the data are linear (gamma-encoded files need their ICC profile and --linearize-icc)",
                                 calibration.meanDeltaE2000, Self.suspectFitError))
@@ -231,6 +246,11 @@ struct CalibrateChart: ParsableCommand {
             progress.say("warning: the patches' sampled squares are too small (under 16 pixels) to measure the noise's spatial correlation; pixels' noise is taken as independent, which overstates the confidence of demosaiced frames")
         }
     }
+
+    /// A patch is said to stand out when its fit error exceeds this (ΔE00) and `outlierPatchFactor` times
+    /// the mean: a probe's swapped pairs sat at 10–13 ΔE00 against a mean of 1.8–2.3, every other patch
+    /// at most 2.3; the committed chart's worst patch is 5.1 against a mean of 1.5 (cyan).
+    static let outlierPatchError = 8.0, outlierPatchFactor = 3.0
 
     /// A patch with more than this fraction of its pixels clipped is said (`ChartCalibration.clippedFractions`).
     static let partlyClippedFraction = 0.01

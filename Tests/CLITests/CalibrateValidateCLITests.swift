@@ -171,6 +171,57 @@ struct CalibrateValidateCLITests {
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test("calibrate chart's default names carry a digest of the capture, so fuse warns of a flash profile from another calibration (same file name, other pixels: it was silent); without --dark or --read-noise the read noise is always said to be an estimate; two patches swapped in the description are named")
+    func defaultNamesAndFitWarnings() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func calibrate(_ capture: String, chart: String = Self.darkroomTruth, _ tag: String, dark: Bool = true) throws -> CLI.Outcome {
+            try CLI.run(["calibrate", "chart", capture, "--chart", chart, "--black-level", "1024", "--white-level", "60000",
+                         "--camera-out", dir.appendingPathComponent("\(tag).camera.json").path,
+                         "--flash-out", dir.appendingPathComponent("\(tag).flash.json").path] + (dark ? ["--dark", Self.dark] : []))
+        }
+        // The committed capture, and a second one of the same name with other pixels (the flash 10 % weaker).
+        #expect(try calibrate(Self.darkroom, "one").status == 0)
+        let decoded = try TIFFReader.read(path: Self.darkroom)
+        var weaker = decoded.image
+        for i in weaker.samples.indices { weaker.samples[i] = (1024 + 0.9 * (weaker.samples[i] - 1024)).rounded() }
+        let other = dir.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try TIFFWriter.write(weaker, to: other.appendingPathComponent("darkroom.tif").path,
+                             options: TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings))
+        #expect(try calibrate(other.appendingPathComponent("darkroom.tif").path, "two").status == 0)
+        let one = try CameraProfile(path: dir.appendingPathComponent("one.camera.json").path)
+        let two = try CameraProfile(path: dir.appendingPathComponent("two.camera.json").path)
+        #expect(one.name.hasPrefix("camera calibrated from darkroom.tif (") && one.name != two.name, "\(one.name) / \(two.name)")
+        let scene = Self.root + "/fixtures/colorchecker/200lux-4000K-on"
+        func fuse(_ camera: String, _ flash: String) throws -> CLI.Outcome {
+            try CLI.run(["fuse", scene + "/flash.tif", scene + "/ambient.tif", "--camera", dir.appendingPathComponent("\(camera).camera.json").path,
+                         "--flash", dir.appendingPathComponent("\(flash).flash.json").path, "-o", dir.appendingPathComponent("o.tif").path])
+        }
+        let mixed = try fuse("one", "two"), matched = try fuse("one", "one")
+        #expect(mixed.status == 0 && mixed.stderr.contains("two.flash.json was calibrated for camera 'camera calibrated from darkroom.tif ("), "\(mixed.stderr)")
+        #expect(matched.status == 0 && !matched.stderr.contains("was calibrated for camera"), "\(matched.stderr)")
+        // No dark frame and no --read-noise: the intercept's estimate is said, measurable or not.
+        let noDark = try calibrate(Self.darkroom, "nodark", dark: false)
+        #expect(noDark.status == 0 && noDark.stderr.contains("warning: the read noise is") && noDark.stderr.contains("give --dark DARK.tif"), "\(noDark.stderr)")
+        #expect(try calibrate(Self.darkroom, "dark").stderr.contains("the read noise is") == false)
+        // Two patches swapped in the description: each far from the rest, named (the mean stays under 2.5).
+        var truth = try JSONValue.read(path: Self.darkroomTruth).object!
+        var chart = truth["chart"]!.object!
+        var patches = chart["patches"]!.array!
+        let a = patches.firstIndex { $0.object?["name"]?.string == "orange" }!, b = patches.firstIndex { $0.object?["name"]?.string == "orange yellow" }!
+        var pa = patches[a].object!, pb = patches[b].object!
+        (pa["center"], pb["center"]) = (pb["center"], pa["center"])
+        patches[a] = .object(pa); patches[b] = .object(pb)
+        chart["patches"] = .array(patches); truth["chart"] = .object(chart)
+        let swapped = dir.appendingPathComponent("swapped.json").path
+        try JSONValue.object(truth).encodedData(file: "test").write(to: URL(fileURLWithPath: swapped))
+        let swap = try calibrate(Self.darkroom, chart: swapped, "swap")
+        #expect(swap.status == 0 && swap.stderr.contains("'orange'") && swap.stderr.contains("'orange yellow'")
+                && swap.stderr.contains("two patches swapped?"), "\(swap.stderr)")
+        #expect(!(try calibrate(Self.darkroom, "plain")).stderr.contains("two patches swapped?"))
+    }
+
     @Test("bad inputs: a patch outside the image, malformed JSON, most patches clipped, --camera with levels, a device as output, a missing file; validate: no conditions, a truth.json of another size, --json = --html")
     func badInputs() throws {
         let dir = try Self.temporaryFolder()

@@ -19,10 +19,24 @@ struct DeviceMismatchTests {
         #expect(lines.count == 1 && lines[0].contains("2 of 3 condition(s) were captured with camera 'Sigma SDMerill (NPL)'")
                 && lines[0].contains("e.g. a/truth.json") && lines[0].contains("cam.json is 'Nikon 5100 (NPL)'"), "\(lines)")
         // Profiles calibrate chart named after their capture name no device: nothing to compare.
-        camera.name = DefaultProfileName.camera(capture: "/x/darkroom.tif")
-        flash.name = DefaultProfileName.flash(capture: "/x/darkroom.tif")
-        #expect(camera.name == "camera calibrated from darkroom.tif" && flash.name == "flash calibrated from darkroom.tif")
+        camera.name = DefaultProfileName.camera(capture: "/x/darkroom.tif", digest: "0123456789abcdef")
+        flash.name = DefaultProfileName.flash(capture: "/x/darkroom.tif", digest: "0123456789abcdef")
+        #expect(camera.name == "camera calibrated from darkroom.tif (0123456789abcdef)" && flash.name == "flash calibrated from darkroom.tif (0123456789abcdef)")
         truth.devices = [("a/truth.json", "Nikon 5100 (NPL)", "Phosphor LED YAG (phone-like white LED flash)")]
         #expect(truth.deviceMismatchWarnings(camera: camera, cameraPath: "cam.json", flash: flash, flashPath: "flash.json").isEmpty)
+    }
+
+    @Test("calibrate's made-up names carry a digest of the capture's pixels: two captures of the same file name get different names, the same pixels the same one")
+    func defaultNamesDifferByCapture() {
+        var a = PlanarImage(width: 4, height: 3, channelCount: 3, repeating: 1000)
+        let same = a
+        a.samples[7] = 1001
+        let da = DefaultProfileName.digest(of: a), ds = DefaultProfileName.digest(of: same)
+        #expect(da.count == 16 && ds.count == 16 && da != ds && ds == DefaultProfileName.digest(of: same))
+        // The size counts too: the same samples laid out 3 × 4.
+        var turned = same
+        turned = PlanarImage(width: 3, height: 4, channelCount: 3, repeating: 1000)
+        #expect(DefaultProfileName.digest(of: turned) != ds)
+        #expect(DefaultProfileName.camera(capture: "/a/darkroom.tif", digest: da) != DefaultProfileName.camera(capture: "/b/darkroom.tif", digest: ds))
     }
 }

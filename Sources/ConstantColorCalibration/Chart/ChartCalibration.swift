@@ -144,7 +144,7 @@ public struct ChartCalibration: Sendable {
         for (i, p) in chart.patches.enumerated() {
             if let d = PatchUniformity.departure(signal: signal, square: PatchSquare(center: p.center, halfSize: p.halfSize),
                                                  clipped: clipped), d.isNonUniform {
-                throw ChartCalibrationError.notUniform(file: file, patch: chart.patches[i].name, departure: d)
+                throw ChartCalibrationError.notUniform(file: file, patch: chart.patches[i].name, departure: d, ambientSubtracted: ambient != nil)
             }
         }
         let rgb = samples.map(\.median)
@@ -323,7 +323,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     /// signal (`ChartCalibration.varianceFallsWithSignal`).
     case noiseFit(file: String, varianceFalls: Bool = false)
     /// A patch's square does not hold one uniform surface (`PatchUniformity`).
-    case notUniform(file: String, patch: String, departure: PatchUniformity.Departure)
+    /// With `ambientSubtracted`, the ambient frame's misalignment is named as a cause too.
+    case notUniform(file: String, patch: String, departure: PatchUniformity.Departure, ambientSubtracted: Bool = false)
     /// With a dark frame: a quarter of the patch channels (`quieter` of `of`) are quieter than its
     /// read noise, which no signal can be.
     case quieterThanDarkFrame(file: String, quieter: Int, of: Int, medianVarianceDN2: Double, readVarianceDN2: Double, iso: Double)
@@ -338,8 +339,10 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         case .white(let f, let e): return "\(f): \(e)"
         case .chromaticCoverage(let f, let p): return "\(f): the chart description: \(p)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
-        case .notUniform(let f, let p, let d):
-            return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
+        case .notUniform(let f, let p, let d, let ambientSubtracted):
+            return "\(f): patch '\(p)': its square is not one uniform surface (in \(["red", "green", "blue"][d.channel]) a part of it departs by " + String(format: "%.0f %%", 100 * d.relative) + (d.standardErrors.isFinite ? String(format: " and %.0f noise standard errors", d.standardErrors) : ", and the square has no pixel noise,") + " from the square's smooth level): "
+                + (ambientSubtracted ? "the --ambient frame is not aligned with the capture (the camera or chart moved between them: the subtracted frame's patch edges fall inside the squares), or " : "")
+                + "the chart description's centres or halfSize do not fit the image, or an object, a shadow or a highlight lies on the patch"
         case .noSignal(let f, let p, let c, let m, let b, let ambient?):
             return "\(f): patch '\(p)' has no signal in \(["red", "green", "blue"][c]) once the ambient frame is subtracted (median " + String(format: "%.0f", m) + " DN after subtracting the black level " + String(format: "%g", b) + " and the ambient frame's " + String(format: "%.0f", ambient) + " DN there, scaled by the two frames' exposures): the ambient frame is brighter there than the capture, so it is not this capture's ambient-only twin (another scene, light or position), or one of the two frames' exposure tags is wrong (--capture-exposure, --ambient-exposure)"
         case .noSignal(let f, let p, let c, let m, let b, nil):
