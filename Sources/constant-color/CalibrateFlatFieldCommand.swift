@@ -22,7 +22,11 @@ struct CalibrateFlatField: ParsableCommand {
             that chart capture is then refused). fuse then divides the dark-room \
             estimate and the gap fill's flash frame by the local white (colour shading, always) and, \
             with fuse --flatten-flash-falloff, by the level. A capture that is clipped, too dark or \
-            not a uniform card is refused (exit 2). --flash-out is the --flash profile with \
+            not a uniform card is refused (exit 2). Where the room cannot be made dark, --ambient \
+            AMBIENT.tif, the same card without the flash, camera unmoved, is subtracted after exposure \
+            normalization (room light that rises smoothly across the card passes the uniformity checks \
+            and bends the map). Shoot the card at the focal length the pairs will be shot at: the map \
+            is laid on the frame. --flash-out is the --flash profile with \
             "shading" added (written atomically, never over an input).
             """)
 
@@ -31,6 +35,9 @@ struct CalibrateFlatField: ParsableCommand {
     @Option(name: .customLong("flash"), help: "The flash profile to add the map to.") var flashProfile: String
     @Option(help: "Flash profile output (JSON).") var flashOut: String
     @Option(help: "Dark frame (lens capped, same size), subtracted pixel by pixel instead of the black level.") var dark: String?
+    @Option(help: "Ambient-only frame of the same card (flash off, camera unmoved), subtracted after exposure normalization.")
+    var ambient: String?
+    @Option(parsing: .unconditional, help: "Ambient frame exposure T,N,ISO (default: EXIF).") var ambientExposure: String?
     @Option(help: "Grid columns x rows.") var grid: String = "16x12"
     @Option(name: [.customLong("exposure"), .customLong("capture-exposure")], parsing: .unconditional,
             help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
@@ -51,11 +58,12 @@ struct CalibrateFlatField: ParsableCommand {
             throw ValidationError("--grid must be CxR with 3 to 256 columns and rows, e.g. 16x12 (with 2 on an axis the nodes lie symmetric about the centre: a shading about the flash's axis cancels)")
         }
         if darkExposure != nil && dark == nil { throw ValidationError("--dark-exposure needs --dark") }
+        if ambientExposure != nil && ambient == nil { throw ValidationError("--ambient-exposure needs --ambient") }
     }
 
     func run() throws {
         let progress = Progress()
-        let inputs = [capture, camera, flashProfile] + [dark].compactMap { $0 }
+        let inputs = [capture, camera, flashProfile] + [dark, ambient].compactMap { $0 }
         if AtomicFile.isProtected(flashOut, protectedPaths: inputs) {
             throw CLIError(file: flashOut, problem: "is an input; outputs never overwrite inputs")
         }
@@ -83,11 +91,24 @@ struct CalibrateFlatField: ParsableCommand {
                                 measured.blackLevelDN, measured.readNoiseDN))
             darkImage = d.image
         }
+        var ambientImage: PlanarImage?, ambientScale = 1.0
+        if let path = ambient {
+            // The capture given as its own ambient twin subtracts everything: said as such.
+            if FileManager.default.fileExists(atPath: capture), AtomicFile.isProtected(path, protectedPaths: [capture]) {
+                throw CLIError(file: path, problem: "is the flat-field capture's file as well; --ambient takes the same card without the flash, camera unmoved")
+            }
+            let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
+                                              whiteLevel: whiteLevel)
+            lines += loaded.warnings
+            ambientImage = loaded.frame.image
+            ambientScale = frame.exposure.radiometricScale / loaded.frame.exposure.radiometricScale
+        }
         let (columns, rows) = gridSize!
         let unitsWarnings = captureLoaded.unitsWarnings
         let fit: FlatFieldCalibration
         do {
-            fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, blackLevel: cameraProfile.blackLevel,
+            fit = try FlatFieldCalibration(capture: frame.image, dark: darkImage, ambient: ambientImage, ambientToCaptureScale: ambientScale,
+                                           blackLevel: cameraProfile.blackLevel,
                                            whiteLevel: cameraProfile.whiteLevel, noise: cameraProfile.noise,
                                            iso: frame.exposure.isoSpeed, columns: columns, rows: rows, file: capture)
         } catch {
@@ -110,7 +131,7 @@ struct CalibrateFlatField: ParsableCommand {
         let shading = profile.shading!
         func num(_ v: Double) -> JSONValue { .number(v) }
         profile.metadata["flatField"] = .object([
-            "capture": .string(capture), "dark": dark.map(JSONValue.string) ?? .null,
+            "capture": .string(capture), "dark": dark.map(JSONValue.string) ?? .null, "ambient": ambient.map(JSONValue.string) ?? .null,
             "grid": .array([num(Double(columns)), num(Double(rows))]),
             "medianGreenSignalDN": num(fit.medianGreenSignalDN), "clippedFraction": num(fit.clippedFraction),
             "maxRelativeWhiteStandardError": num(fit.maxRelativeWhiteStandardError),

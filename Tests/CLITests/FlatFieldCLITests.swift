@@ -125,6 +125,41 @@ struct FlatFieldCLITests {
         return dir.appendingPathComponent("ff.flash.json").path
     }
 
+    @Test("a card lit by room light as well (a warm lamp rising across it): --ambient, the card without the flash, gives the dark room's map within its node noise; without it the map was 3 % off (RMS) and passed every check; a twin of another size, or the capture itself, is refused")
+    func ambientLitCard() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let size = ["--width", "\(Self.width)", "--height", "\(Self.height)", "--seed", "3"]
+        try Self.run(["synth", "--darkroom", "--flat-field", "--flash-shading", "0.12", "--spectra", Self.spectra, "--out", path("dark")] + size)
+        try Self.run(["synth", "--flat-field", "--light", "planckian:3000@200", "--no-shadow", "--no-speculars", "--motion", "0,0,0",
+                      "--flash-shading", "0.12", "--spectra", Self.spectra, "--out", path("lit")] + size)
+        func calibrate(_ capture: String, _ out: String, _ extra: [String] = []) throws -> CLI.Outcome {
+            try CLI.run(["calibrate", "flat-field", capture, "--camera", Self.camera, "--flash", Self.flash, "--flash-out", path(out)] + extra)
+        }
+        #expect(try calibrate(path("dark/darkroom.tif"), "reference.json", ["--dark", path("dark/dark.tif")]).status == 0)
+        #expect(try calibrate(path("lit/flash.tif"), "lit.json").status == 0)
+        let subtracted = try calibrate(path("lit/flash.tif"), "subtracted.json", ["--ambient", path("lit/ambient.tif")])
+        #expect(subtracted.status == 0, "\(subtracted.stderr)")
+        func whites(_ name: String) throws -> [SIMD3<Double>] { try #require(try FlashProfile(path: path(name)).shading).relativeWhite }
+        let reference = try whites("reference.json")
+        func rms(_ name: String) throws -> Double {
+            let map = try whites(name)
+            let sum = zip(map, reference).reduce(0.0) { s, p in let d = p.0 / p.1 - 1; return s + (d * d).sum() }
+            return (sum / Double(3 * map.count)).squareRoot()
+        }
+        let lit = try rms("lit.json"), corrected = try rms("subtracted.json")
+        print(String(format: "flat field under 200 lux of warm light: map RMS off the dark room's %.4f without --ambient, %.4f with it", lit, corrected))
+        #expect(corrected < 0.006 && lit > 5 * corrected, "\(lit) / \(corrected)")
+        #expect(try JSONValue.read(path: path("subtracted.json")).object?["metadata"]?.object?["flatField"]?.object?["ambient"]?.string == path("lit/ambient.tif"))
+        // The capture as its own twin, and a twin of another size.
+        let itself = try calibrate(path("lit/flash.tif"), "x.json", ["--ambient", path("lit/flash.tif")])
+        #expect(itself.status == 2 && itself.stderr.contains("is the flat-field capture's file as well"), "\(itself.stderr)")
+        try Self.run(["synth", "--flat-field", "--light", "planckian:3000@200", "--out", path("small"), "--width", "160", "--height", "120"])
+        let small = try calibrate(path("lit/flash.tif"), "y.json", ["--ambient", path("small/ambient.tif")])
+        #expect(small.status == 2 && small.stderr.contains("the ambient frame is 160x120x3"), "\(small.stderr)")
+    }
+
     @Test("flat-field with a flash profile of another camera warns as fuse does; an 8-bit capture, refused as too dark, is said to hold samples the profile's levels do not fit (it blamed the exposure)")
     func profileAndUnitsWarnings() throws {
         let dir = try Self.temporaryFolder()

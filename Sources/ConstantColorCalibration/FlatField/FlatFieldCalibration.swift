@@ -50,11 +50,17 @@ public struct FlatFieldCalibration: Sendable {
     ///   - capture: the flat-field capture in DN, 3 planes.
     ///   - dark: a dark frame of the same size in DN (lens capped), subtracted pixel by pixel; when nil
     ///     `blackLevel` is subtracted.
+    ///   - ambient: where the room cannot be made dark, an ambient-only frame of the same card, camera
+    ///     unmoved, in DN: its signal above `blackLevel`, times `ambientToCaptureScale` (the capture's
+    ///     t·ISO/N² over the ambient frame's), is subtracted too, as `ChartCalibration` does (room light
+    ///     rising smoothly across the card passes the uniformity checks and bends the map: +11–30 %
+    ///     across a card put its white 5 % off). Pixels clipped in it are left out.
     ///   - blackLevel, whiteLevel: the sensor's levels, DN.
     ///   - noise: the camera's noise model and the capture's ISO (for the uniformity check).
     ///   - columns, rows: the grid (each cell must hold at least 16 pixels).
     ///   - file: the capture's path, for messages.
-    public init(capture: PlanarImage, dark: PlanarImage? = nil, blackLevel: Double, whiteLevel: Double,
+    public init(capture: PlanarImage, dark: PlanarImage? = nil, ambient: PlanarImage? = nil, ambientToCaptureScale: Double = 1,
+                blackLevel: Double, whiteLevel: Double,
                 noise: NoiseModel, iso: Double, columns: Int = 16, rows: Int = 12, file: String) throws(FlatFieldError) {
         guard capture.channelCount == 3 else { throw .notRGB(file: file, channels: capture.channelCount) }
         let w = capture.width, h = capture.height, n = capture.pixelCount
@@ -64,6 +70,9 @@ public struct FlatFieldCalibration: Sendable {
         if let dark, dark.width != w || dark.height != h || dark.channelCount != 3 {
             throw .darkMismatch(file: file, dark: "\(dark.width)x\(dark.height)x\(dark.channelCount)", capture: "\(w)x\(h)x3")
         }
+        if let ambient, ambient.width != w || ambient.height != h || ambient.channelCount != 3 {
+            throw .ambientMismatch(file: file, ambient: "\(ambient.width)x\(ambient.height)x\(ambient.channelCount)", capture: "\(w)x\(h)x3")
+        }
         let clipDN = Float(blackLevel + Self.clippingFraction * (whiteLevel - blackLevel))
         let black = Float(blackLevel)
         // Signal and validity per pixel.
@@ -71,12 +80,18 @@ public struct FlatFieldCalibration: Sendable {
         var valid = [Bool](repeating: true, count: n)
         var clippedCount = 0
         let offsets = dark?.samples ?? [Float](repeating: black, count: 3 * n)
+        let ambientScale = Float(ambientToCaptureScale)
         for i in 0..<n {
             var isClipped = false, isDark = false
             for c in 0..<3 {
                 let v = capture.samples[c * n + i]
                 if v >= clipDN { isClipped = true }
-                let s = v - offsets[c * n + i]
+                var s = v - offsets[c * n + i]
+                if let ambient {
+                    let a = ambient.samples[c * n + i]
+                    if a >= clipDN { isClipped = true }
+                    s -= (a - black) * ambientScale
+                }
                 if s <= 0 { isDark = true }
                 signal.samples[c * n + i] = s
             }
@@ -208,6 +223,8 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
     case notUniform(file: String, reason: String)
     /// The dark frame's size or channels differ from the capture's.
     case darkMismatch(file: String, dark: String, capture: String)
+    /// The ambient frame's size or channels differ from the capture's.
+    case ambientMismatch(file: String, ambient: String, capture: String)
 
     public var description: String { "\(file): \(problem)" }
 
@@ -215,7 +232,7 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
     public var file: String {
         switch self {
         case .notRGB(let f, _), .tooSmall(let f, _, _, _, _), .clipped(let f, _), .tooDark(let f, _, _), .notUniform(let f, _),
-             .darkMismatch(let f, _, _):
+             .darkMismatch(let f, _, _), .ambientMismatch(let f, _, _):
             return f
         }
     }
@@ -234,6 +251,8 @@ public enum FlatFieldError: Error, Equatable, CustomStringConvertible {
             return "does not look like a uniform grey card filling the frame: \(why)"
         case .darkMismatch(_, let d, let c):
             return "the dark frame is \(d) (width x height x channels) but the capture is \(c); they must match"
+        case .ambientMismatch(_, let a, let c):
+            return "the ambient frame is \(a) (width x height x channels) but the capture is \(c); it must be the same card's, camera unmoved"
         }
     }
 }
