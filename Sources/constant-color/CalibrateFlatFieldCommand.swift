@@ -126,8 +126,13 @@ struct CalibrateFlatField: ParsableCommand {
                 throw CLIError(file: flashProfile, problem: "its white was measured on a \(reference.captureSize.x)x\(reference.captureSize.y) chart capture, the flat field \(capture) is \(frame.image.width)x\(frame.image.height): another aspect (rotated?) puts the patches it was measured on elsewhere; use a flat field of the chart capture's orientation")
             }
         }
+        if captureLoaded.focalLengthMillimetres == nil {
+            lines.append("note: \(capture) records no focal length (EXIF FocalLength): fuse cannot check that a pair is shot at the card's field of view, which the map needs")
+        }
         for line in lines { progress.say(line) }
-        profile = profile.adding(shading: fit.shading)
+        var shadingMap = fit.shading
+        shadingMap.captureFocalLengthMillimetres = captureLoaded.focalLengthMillimetres
+        profile = profile.adding(shading: shadingMap)
         let shading = profile.shading!
         func num(_ v: Double) -> JSONValue { .number(v) }
         profile.metadata["flatField"] = .object([

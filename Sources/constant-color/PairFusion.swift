@@ -138,6 +138,11 @@ enum PairFusion {
         }
         if sayProfileNotes { for line in setup.profileNotes { progress.say(line) } }
         for line in flashLoaded.warnings + ambientLoaded.warnings { progress.say(line) }
+        // The shading map is laid on the frame: a pair at another field of view than the flat field's.
+        if let (pairFocal, mapFocal) = setup.flashProfile.shading?.focalLengthMismatch(pairFocalLengthMillimetres: flashLoaded.focalLengthMillimetres) {
+            progress.say("warning: \(pair.flash) was taken at a focal length of " + String(format: "%g", pairFocal) + " mm, \(flags.flashProfile)'s shading map at "
+                         + String(format: "%g", mapFocal) + " mm: the map is laid on the frame, so at another field of view the flash's shading falls elsewhere and the colours near the edges are corrected wrongly (shoot the flat field at the pairs' focal length)")
+        }
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
         // rolling shutter follow them) and the outputs keep the flash frame's tag. Tags that differ
         // are said, not refused: a camera's orientation sensor can decide differently for two frames

@@ -160,6 +160,45 @@ struct FlatFieldCLITests {
         #expect(small.status == 2 && small.stderr.contains("the ambient frame is 160x120x3"), "\(small.stderr)")
     }
 
+    @Test("the map records the card's focal length (EXIF FocalLength); fuse warns of a pair at another focal length (the shading falls elsewhere: a card at 1.5× the pairs' put their corners 4.5 ΔE00 off, confidently); the same focal length, or a pair without the tag, is not warned about")
+    func focalLengthRecordedAndCompared() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        try Self.run(["synth", "--darkroom", "--flat-field", "--flash-shading", "0.12", "--spectra", Self.spectra, "--out", path("card"),
+                      "--width", "\(Self.width)", "--height", "\(Self.height)", "--seed", "3"])
+        /// `source` rewritten to `target` with FocalLength `focal` (nil: none) beside its exposure.
+        func retag(_ source: String, _ target: String, focal: Double?) throws {
+            let decoded = try TIFFReader.read(path: source)
+            var options = TIFFWriteOptions(sampleType: .uint16, exposure: decoded.exposure.settings)
+            options.focalLengthMillimetres = focal
+            try TIFFWriter.write(decoded.image, to: target, options: options)
+        }
+        try retag(path("card/darkroom.tif"), path("card50.tif"), focal: 50)
+        let calibrated = try CLI.run(["calibrate", "flat-field", path("card50.tif"), "--dark", path("card/dark.tif"), "--camera", Self.camera,
+                                      "--flash", Self.flash, "--flash-out", path("shaded.json")])
+        #expect(calibrated.status == 0 && !calibrated.stderr.contains("records no focal length"), "\(calibrated.stderr)")
+        #expect(try FlashProfile(path: path("shaded.json")).shading?.captureFocalLengthMillimetres == 50)
+        let scene = Self.root + "/fixtures/colorchecker/200lux-4000K-on"
+        func fuse(focal: Double?) throws -> CLI.Outcome {
+            try retag(scene + "/flash.tif", path("flash.tif"), focal: focal)
+            return try CLI.run(["fuse", path("flash.tif"), scene + "/ambient.tif", "--camera", Self.camera, "--flash", path("shaded.json"),
+                                "-o", path("o.tif")])
+        }
+        let wide = try fuse(focal: 35)
+        #expect(wide.status == 0 && wide.stderr.contains("was taken at a focal length of 35 mm") && wide.stderr.contains("shading map at 50 mm"),
+                "\(wide.stderr)")
+        for focal in [50.0, 51, nil] {
+            let r = try fuse(focal: focal)
+            #expect(r.status == 0 && !r.stderr.contains("focal length of"), "\(String(describing: focal)): \(r.stderr)")
+        }
+        // A card without the tag: said, and nothing recorded.
+        let untagged = try CLI.run(["calibrate", "flat-field", path("card/darkroom.tif"), "--dark", path("card/dark.tif"), "--camera", Self.camera,
+                                    "--flash", Self.flash, "--flash-out", path("untagged.json")])
+        #expect(untagged.status == 0 && untagged.stderr.contains("records no focal length"), "\(untagged.stderr)")
+        #expect(try FlashProfile(path: path("untagged.json")).shading?.captureFocalLengthMillimetres == nil)
+    }
+
     @Test("flat-field with a flash profile of another camera warns as fuse does; an 8-bit capture, refused as too dark, is said to hold samples the profile's levels do not fit (it blamed the exposure)")
     func profileAndUnitsWarnings() throws {
         let dir = try Self.temporaryFolder()

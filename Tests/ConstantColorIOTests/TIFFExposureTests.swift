@@ -58,6 +58,22 @@ struct TIFFExposureTests {
         }
     }
 
+    @Test("FocalLength (37386) written beside the exposure reads back; absent, it is nil")
+    func focalLengthRoundTrip() throws {
+        let folder = try TemporaryFolder()
+        let exposure = ExposureSettings(exposureTimeSeconds: 1.0 / 60, fNumber: 2.8, isoSpeed: 400)
+        let image = TestImages.image(channels: 3, type: .uint16)
+        var options = TIFFWriteOptions(sampleType: .uint16, exposure: exposure)
+        options.focalLengthMillimetres = 35
+        try TIFFWriter.write(image, to: folder.file("f35.tif"), options: options)
+        Self.expectClose(try TIFFReader.read(path: folder.file("f35.tif")).exposure.focalLengthMillimetres, 35)
+        options.focalLengthMillimetres = 23.5
+        try TIFFWriter.write(image, to: folder.file("f23.tif"), options: options)
+        Self.expectClose(try TIFFReader.read(path: folder.file("f23.tif")).exposure.focalLengthMillimetres, 23.5)
+        try TIFFWriter.write(image, to: folder.file("none.tif"), options: TIFFWriteOptions(sampleType: .uint16, exposure: exposure))
+        #expect(try TIFFReader.read(path: folder.file("none.tif")).exposure.focalLengthMillimetres == nil)
+    }
+
     @Test("ISO above 65535: EXIF's 65535 with the value in RecommendedExposureIndex, read back as the value; IFD0 cannot hold it")
     func isoAbove65535() throws {
         let folder = try TemporaryFolder()

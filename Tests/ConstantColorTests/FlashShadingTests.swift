@@ -118,6 +118,23 @@ struct FlashShadingTests {
         }
     }
 
+    @Test("the capture's focal length round-trips in the map (captureFocalLengthMm), a non-positive one is an error naming the key, and a pair more than 5 % off it is a mismatch")
+    func focalLength() throws {
+        var map = Self.planarMap()
+        map.captureFocalLengthMillimetres = 50
+        var profile = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ)
+        profile.shading = map
+        let back = try FlashProfile(json: profile.json, file: "p.json")
+        #expect(back.shading?.captureFocalLengthMillimetres == 50 && back == profile)
+        #expect(map.focalLengthMismatch(pairFocalLengthMillimetres: 35)! == (35, 50))
+        #expect(map.focalLengthMismatch(pairFocalLengthMillimetres: 52) == nil && map.focalLengthMismatch(pairFocalLengthMillimetres: nil) == nil)
+        #expect(map.focalLengthMismatch(pairFocalLengthMillimetres: 47) != nil)
+        var json = profile.json.object!, shading = json["shading"]!.object!
+        shading["captureFocalLengthMm"] = .number(-5)
+        json["shading"] = .object(shading)
+        Self.expectOneLineError(json, naming: "shading.captureFocalLengthMm")
+    }
+
     @Test("relative to a profile's white reference: the map's median white over the reference positions is 1 and each node's ratio to another is kept (planar map: known answer); adding a map to a profile without a reference keeps it as measured")
     func relativeToWhiteReference() throws {
         let map = Self.planarMap().normalizedToCentre()

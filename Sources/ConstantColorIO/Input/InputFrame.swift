@@ -47,6 +47,8 @@ public struct InputFrame: Sendable {
     /// The file's pixel size (XResolution, YResolution, ResolutionUnit), nil where it has none
     /// usable: the outputs carry the flash frame's, so that a print size is not lost.
     public var resolution: TIFFResolution?
+    /// The file's FocalLength (EXIF 37386), mm, where it has one.
+    public var focalLengthMillimetres: Double? = nil
 
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
     ///
@@ -105,7 +107,8 @@ public struct InputFrame: Sendable {
             warnings.append("warning: \(path): \(note): the outputs carry none (square pixels, no unit)")
         }
         return InputFrame(frame: RawFrame(image: decoded.image, exposure: exposure, name: path), orientation: decoded.tiffOrientation,
-                          warnings: warnings, unitsWarnings: unitsWarnings, resolution: decoded.resolution)
+                          warnings: warnings, unitsWarnings: unitsWarnings, resolution: decoded.resolution,
+                          focalLengthMillimetres: decoded.exposure.focalLengthMillimetres)
     }
 
     /// A frame's exposure: `override` (`T,N,ISO`) when given, else the file's tags, validated as

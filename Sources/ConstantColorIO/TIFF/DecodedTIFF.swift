@@ -85,6 +85,10 @@ public struct ExposureFields: Sendable, Equatable {
     /// is absent, the ISO 12232 parameter SensitivityType (34864) designates (StandardOutput-
     /// Sensitivity 34865, RecommendedExposureIndex or ISOSpeed), which EXIF 2.3 has equal to it.
     public var isoSpeed: Double?
+    /// FocalLength (EXIF 2.3 tag 37386), millimetres, from the EXIF directory: not part of the
+    /// exposure, but a flash's shading map is laid on the frame, so it must be of the same field
+    /// of view (`FlashShading.captureFocalLengthMillimetres`).
+    public var focalLengthMillimetres: Double?
     /// What the reader noticed about these tags that a user should hear (e.g. an ISO of 65535 with
     /// no tag giving the value, taken as 65535).
     public var notes: [String] = []

@@ -264,6 +264,7 @@ public enum TIFFReader {
         if let t = exif(tags.time, "ExposureTime", ifd0.exposureTimeSeconds, format: seconds) { fields.exposureTimeSeconds = t }
         if let n = exif(tags.fNumber, "FNumber", ifd0.fNumber, format: { String(format: "f/%.4g", $0) }) { fields.fNumber = n }
         if let iso = exif(tags.iso, "ISOSpeedRatings", ifd0.isoSpeed, format: { String(format: "%.6g", $0) }) { fields.isoSpeed = iso }
+        if let f = number(UInt32(EXIFTAG_FOCALLENGTH)), f > 0, f.isFinite { fields.focalLengthMillimetres = f }
         // A tag stored with a type or value libtiff refuses reads as absent: its warning says why.
         let names = ["ExposureTime", "FNumber", "ISOSpeedRatings", "PhotographicSensitivity"]
         for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {

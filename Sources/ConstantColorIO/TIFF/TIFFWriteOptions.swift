@@ -47,6 +47,8 @@ public struct TIFFWriteOptions: Sendable, Equatable {
     /// Exposure to record as ExposureTime (33434), FNumber (33437) and PhotographicSensitivity
     /// (34855) in an EXIF sub-IFD. PhotographicSensitivity is a 16-bit integer: ISO is rounded.
     public var exposure: ExposureSettings?
+    /// FocalLength (37386) to record in the EXIF sub-IFD with `exposure` (ignored without it), mm.
+    public var focalLengthMillimetres: Double? = nil
     /// Test-only: write the exposure tags into IFD0 instead of an EXIF sub-IFD, as some tools do,
     /// so that the reader's IFD0 fallback can be tested.
     public var exposureInIFD0: Bool

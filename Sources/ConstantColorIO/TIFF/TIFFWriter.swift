@@ -128,6 +128,11 @@ public enum TIFFWriter {
         if let exposure = options.exposure, !options.exposureInIFD0 {
             guard TIFFCreateEXIFDirectory(tif) == 0 else { throw fail("cannot create the EXIF directory") }
             if let tag = setExposure(exposure, tif: tif) { throw fail("cannot set \(tag) in the EXIF directory") }
+            if let f = options.focalLengthMillimetres {
+                guard f > 0, f.isFinite, cc_tiff_set_double(tif, UInt32(EXIFTAG_FOCALLENGTH), f) == 1 else {
+                    throw fail("cannot set FocalLength \(f) in the EXIF directory")
+                }
+            }
             var offset: UInt64 = 0
             guard TIFFWriteCustomDirectory(tif, &offset) == 1, offset != 0 else {
                 throw fail("cannot write the EXIF directory")
