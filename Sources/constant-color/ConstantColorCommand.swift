@@ -28,7 +28,7 @@ struct ConstantColorCommand: ParsableCommand {
             let group = type(of: command).configuration
             if !group.subcommands.isEmpty {
                 let path = type(of: command) == ConstantColorCommand.self ? "constant-color" : "constant-color \(type(of: command)._commandName)"
-                throw CLIError(file: path, problem: "no command given; one of \(group.subcommands.map { $0._commandName }.joined(separator: ", ")) is needed (\(path) --help)")
+                throw ValidationError("no command given to \(path); one of \(group.subcommands.map { $0._commandName }.joined(separator: ", ")) is needed (\(path) --help)")
             }
             try command.run()
         } catch let failure as CheckFailed {

@@ -16,7 +16,8 @@ struct FuseBatchCommand: ParsableCommand {
             optionally NAME (default: the flash file's name without its extension), then the flash \
             and the ambient frame's exposures as T,N,ISO, which override their EXIF as \
             --flash-exposure and --ambient-exposure do for fuse (for files without EXIF; an empty \
-            field keeps EXIF's). Blank lines and lines starting with # are skipped, spaces around a \
+            field keeps EXIF's). Blank lines and lines starting with # are skipped, CR LF line ends are \
+            taken as LF, spaces around a \
             field are not part of it, and relative paths are relative to the list's folder. Each \
             pair's outputs go into --out-dir as NAME.tif, and with the flags below \
             NAME.confidence.tif, NAME.measurement-confidence.tif, NAME.report.json, \

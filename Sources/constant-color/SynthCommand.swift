@@ -103,7 +103,7 @@ struct SynthCommand: ParsableCommand {
             let sceneOnly = [("--gradient", gradient != nil), ("--no-shadow", noShadow), ("--no-speculars", noSpeculars),
                              ("--motion", motion != nil)].filter(\.1).map(\.0)
             if !sceneOnly.isEmpty {
-                throw ValidationError("\(sceneOnly.joined(separator: ", ")) describe a --light scene; a preset, a set or a dark-room capture has its own")
+                throw ValidationError("\(sceneOnly.joined(separator: ", ")) \(sceneOnly.count == 1 ? "describes" : "describe") a --light scene; a preset, a set or a dark-room capture has its own")
             }
         }
         // Options that describe what this run does not render were ignored without a word.

@@ -26,7 +26,8 @@ struct ValidateCommand: ParsableCommand {
             labels for the output and confidence, ambient labels for the ambient photo); a patch with \
             fewer than 25 % own-label pixels in its square is occluded in that condition and left out \
             of its metrics (listed in the report). A patch with more than half of its pixels clipped \
-            in a condition's flash frame is left out of that condition's metrics the same way (the \
+            in a condition's flash frame, or with its registered ambient sample clipped or missing, is \
+            left out of that condition's metrics the same way (the \
             output there is the gap fill), and listed; a condition with more than half of its \
             patches so clipped is refused as overexposed. \
             The frames are read as fuse reads them: a non-linear ICC profile is refused (before the \
