@@ -95,6 +95,10 @@ public enum AtomicFile {
     enum Pending {
         nonisolated(unsafe) private static var paths = Set<String>()
         private static let lock = NSLock()
+        /// Held while a set of outputs is renamed into place (`AtomicFileSet.commit`), and taken by
+        /// the interrupt before it deletes anything: a signal during a commit lets it finish, so the
+        /// outputs are all the new ones (a probe's signals there left 1–2 of 6 new beside 4–5 old).
+        static let commitLock = NSLock()
         /// Adds a temporary file.
         static func insert(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
         /// Removes a temporary file from the set (it was renamed or deleted).
@@ -133,6 +137,7 @@ public enum AtomicFile {
             source.setEventHandler {
                 // One ending only: a second signal (or a second delivery) returns at once.
                 guard Pending.beginEnding() else { return }
+                Pending.commitLock.lock()  // (kept: the process is ending)
                 Pending.removeAll()
                 signal(s, SIG_DFL)
                 // To this thread, unblocked: a process-directed signal could be read again by
@@ -346,6 +351,9 @@ public final class AtomicFileSet: @unchecked Sendable {
     /// should one fail anyway, the files not yet renamed are removed and the error names its path.
     public func commit() throws(AtomicFileError) {
         lock.lock(); let files = staged; staged = []; lock.unlock()
+        // An interrupt waits for the renames (`Pending.commitLock`): the set is installed whole.
+        AtomicFile.Pending.commitLock.lock()
+        defer { AtomicFile.Pending.commitLock.unlock() }
         for (k, file) in files.enumerated() {
             if let failure = AtomicFile.install(temporary: file.temporary, path: file.path) {
                 for rest in files[k...] { unlink(rest.temporary); AtomicFile.Pending.remove(rest.temporary) }

@@ -17,6 +17,8 @@ public enum TIFFError: Error, Equatable, CustomStringConvertible {
     case outputIsInput(path: String)
     /// Writing the output failed; no partial file was left behind.
     case writeFailed(path: String, detail: String)
+    /// The file was replaced, rewritten or truncated while it was being read.
+    case changedWhileRead(path: String)
 
     /// One line naming the file and the problem.
     public var description: String {
@@ -35,6 +37,8 @@ public enum TIFFError: Error, Equatable, CustomStringConvertible {
             return "refusing to write '\(path)': it is one of the input files"
         case .writeFailed(let path, let detail):
             return "cannot write '\(path)': \(Self.oneLine(detail))"
+        case .changedWhileRead(let path):
+            return "'\(path)' changed while it was being read (replaced, rewritten or truncated): its image would mix two files; read it once it is complete"
         }
     }
 
@@ -42,7 +46,7 @@ public enum TIFFError: Error, Equatable, CustomStringConvertible {
     public var path: String {
         switch self {
         case .unreadable(let p, _), .corrupt(let p, _), .unsupported(let p, _), .tooLarge(let p, _, _, _),
-             .nonFinite(let p, _, _, _), .outputIsInput(let p), .writeFailed(let p, _):
+             .nonFinite(let p, _, _, _), .outputIsInput(let p), .writeFailed(let p, _), .changedWhileRead(let p):
             return p
         }
     }

@@ -35,10 +35,17 @@ public enum TIFFReader {
         return TIFFResolution(x: x, y: y, unit: unit)
     }
 
+    /// libtiff's mode for reading: `m` turns its memory mapping off. A file mapped into memory that
+    /// shrinks while it is read (an upload still being written, a file on a network share changed
+    /// on the server) raises SIGBUS on the lost pages: a probe truncating a 12 MP frame 50 ms into
+    /// `fuse` got a crash (exit 135), and in `fuse-batch` the end of the whole batch, instead of
+    /// one error line. Read through `read`, the short read is an error like any other.
+    static let readMode = "rm"
+
     /// `path` opened by libtiff for reading, or the error that says why it cannot be.
     static func openForReading(_ path: String) throws(TIFFError) -> TIFFHandle {
         try checkReadable(path)
-        switch TIFFHandle.open(path, mode: "rM") {
+        switch TIFFHandle.open(path, mode: Self.readMode) {
         case .success(let h): return h
         case .failure(let failure):
             // Say what the file is where it is another format (a PNG or JPEG renamed .tif).
@@ -91,11 +98,18 @@ public enum TIFFReader {
         // overwrites every one of them before the array is used.
         var samples = uninitializedLargeArray(Float.self, count: count)
         let transparency = layout.alphaSample == nil ? nil : TransparentPixelTally(width: layout.width)
+        // The file as first opened: every band's handle must be that file, and it must not change
+        // before the decode ends (a frame replaced by a rename while its bands were read gave an
+        // image mixed of both files, silently).
+        let identity = FileIdentity(descriptor: TIFFFileno(handle.tif))
         let failure: TIFFError? = samples.withUnsafeMutableBufferPointer { buffer in
             decodeAll(handle: handle, layout: layout, path: path, output: SharedMutableBuffer(buffer),
-                      minimumSamplesPerBand: minimumSamplesPerBand, transparency: transparency)
+                      minimumSamplesPerBand: minimumSamplesPerBand, transparency: transparency, identity: identity)
         }
         if let failure { throw failure }
+        if let identity, FileIdentity(descriptor: TIFFFileno(handle.tif)) != identity || FileIdentity(path: path) != identity {
+            throw .changedWhileRead(path: path)
+        }
 
         var largestSample: Float?
         if layout.sampleKind.isFloatingPoint {
@@ -281,7 +295,7 @@ public enum TIFFReader {
     /// earliest failing band, or nil.
     static func decodeAll(handle: TIFFHandle, layout: TIFFLayout, path: String,
                           output: SharedMutableBuffer<Float>, minimumSamplesPerBand: Int,
-                          transparency: TransparentPixelTally? = nil) -> TIFFError? {
+                          transparency: TransparentPixelTally? = nil, identity: FileIdentity? = nil) -> TIFFError? {
         let samplesPerUnit = layout.rowsPerUnit * layout.width * layout.outputChannelCount
         let minimumUnits = max(1, minimumSamplesPerBand / max(1, samplesPerUnit))
         let failures = FirstFinding<TIFFError>()
@@ -291,10 +305,15 @@ public enum TIFFReader {
             if units.lowerBound == 0 {
                 bandHandle = mainHandle.value
             } else {
-                switch TIFFHandle.open(path, mode: "rM") {
+                switch TIFFHandle.open(path, mode: Self.readMode) {
                 case .success(let h): bandHandle = h
                 case .failure(let failure):
                     failures.record(order: units.lowerBound, .corrupt(path: path, detail: failure.message))
+                    return
+                }
+                // The path must still name the file the first band reads.
+                if let identity, FileIdentity(descriptor: TIFFFileno(bandHandle.tif)) != identity {
+                    failures.record(order: units.lowerBound, .changedWhileRead(path: path))
                     return
                 }
             }

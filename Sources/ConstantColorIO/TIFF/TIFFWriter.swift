@@ -1,4 +1,7 @@
 import ConstantColor
+#if canImport(Glibc)
+import Glibc
+#endif
 import CTIFF
 
 /// Writes planar `Float` images as TIFF files (TIFF 6.0, through libtiff), atomically.
@@ -115,8 +118,12 @@ public enum TIFFWriter {
         let tif = handle.tif
 
         func fail(_ what: String) -> TIFFError {
+            // libtiff says "Write error at scanline 860" where the system said why: a full disk or
+            // quota (the only causes said here, so that a stale errno names nothing).
+            let code = errno
+            let system = [ENOSPC, EDQUOT, EFBIG, EIO].contains(code) ? " (" + String(cString: strerror(code)) + ")" : ""
             let libtiff = handle.messages.errors
-            return .writeFailed(path: path, detail: what + (libtiff.isEmpty ? "" : ": \(libtiff)"))
+            return .writeFailed(path: path, detail: what + (libtiff.isEmpty ? "" : ": \(libtiff)") + system)
         }
         func require(_ status: Int32, _ what: @autoclosure () -> String) throws(TIFFError) {
             guard status == 1 else { throw fail("cannot set \(what())") }
