@@ -105,9 +105,8 @@ struct CalibrateChart: ParsableCommand {
         if let path = ambient {
             // The capture given as its own ambient twin subtracts everything: said as such (it was
             // blamed on a patch with no signal).
-            if FileManager.default.fileExists(atPath: capture), AtomicFile.isProtected(path, protectedPaths: [capture]) {
-                throw CLIError(file: path, problem: "is the chart capture's file as well; --ambient takes the ambient-only twin of the capture, taken without the flash and without moving")
-            }
+            try refuseCaptureAsAmbient(path, capture: capture, named: "chart capture",
+                                       twin: "the ambient-only twin of the capture, taken without the flash and without moving")
             let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteSource)
             try Self.requireShownAsStored(loaded.orientation, path: path)

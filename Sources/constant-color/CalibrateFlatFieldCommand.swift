@@ -93,10 +93,7 @@ struct CalibrateFlatField: ParsableCommand {
         }
         var ambientImage: PlanarImage?, ambientScale = 1.0
         if let path = ambient {
-            // The capture given as its own ambient twin subtracts everything: said as such.
-            if FileManager.default.fileExists(atPath: capture), AtomicFile.isProtected(path, protectedPaths: [capture]) {
-                throw CLIError(file: path, problem: "is the flat-field capture's file as well; --ambient takes the same card without the flash, camera unmoved")
-            }
+            try refuseCaptureAsAmbient(path, capture: capture, named: "flat-field capture", twin: "the same card without the flash, camera unmoved")
             let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteLevel)
             lines += loaded.warnings

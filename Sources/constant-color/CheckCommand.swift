@@ -87,9 +87,9 @@ struct CheckCommand: ParsableCommand {
             // A map of the run's size that is neither of its maps (another run's of the same size, or
             // one edited since): the region's verdict is then not this run's, and that is said.
             if let colour, let measurement, !isColour && !isMeasurement {
-                FileHandle.standardError.write(Data(("constant-color: warning: \(confidence)'s whole-frame center-weighted mean, "
-                    + String(format: "%.4f", whole) + ", is neither \(report)'s measurement confidence (" + String(format: "%.4f", measurement)
-                    + ") nor its colour confidence (" + String(format: "%.4f", colour) + "): is it this run's map?\n").utf8))
+                Progress().say("warning: \(confidence)'s whole-frame center-weighted mean, " + String(format: "%.4f", whole)
+                    + ", is neither \(report)'s measurement confidence (" + String(format: "%.4f", measurement)
+                    + ") nor its colour confidence (" + String(format: "%.4f", colour) + "): is it this run's map?")
             }
         }
         let verdict = value >= limit

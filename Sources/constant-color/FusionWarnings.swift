@@ -22,7 +22,7 @@ enum FusionWarnings {
         }
         // A flash frame darker than its tags predict (the block scales below): where the shadow edges
         // it lacks say the same (`IlluminationEdgeRatio.vanishedEdges`), that line alone is said.
-        let flashFrameDarker = result.report.flashLight.map { !$0.noFlashLight && $0.ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange } ?? false
+        let flashFrameDarker = result.report.flashLight?.holdsLessAmbientThanTags ?? false
         let vanished = result.ambientRatio.edgeRatioBeyondRangeFromVanishedEdges
         if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker) {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: \(vanished ? "the flash frame holds the ambient frame's shadows far weaker (its light dimmed between the frames?), or " : "")the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")

@@ -80,6 +80,12 @@ public struct FusionReport: Sendable, Codable {
         /// Whether no flash light was measured (`FlashLightPresence.indicatesNoFlashLight`): the
         /// confidence is then 0 and the output the flash frame's rendering.
         public var noFlashLight: Bool
+        /// Whether the flash frame holds less of the ambient light than its exposure tags predict,
+        /// beyond the searched range (`AmbientRatioEstimate.searchedRelativeRange`), with flash light
+        /// measured: flash light can only add, so the frames' tags are far off (swapped, or of other captures).
+        public var holdsLessAmbientThanTags: Bool {
+            !noFlashLight && ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange
+        }
         /// Creates the summary.
         public init(structure: Double, neighbourStructure: Double, ambientScale: [Double], brightExcess: Double, noFlashLight: Bool) {
             self.structure = structure; self.neighbourStructure = neighbourStructure

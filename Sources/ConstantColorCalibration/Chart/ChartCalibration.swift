@@ -129,11 +129,11 @@ public struct ChartCalibration: Sendable {
         // the capture is not the capture's twin (another scene or light, or exposure tags that are off).
         for (i, sample) in samples.enumerated() {
             for c in 0..<3 where sample.median[c] <= 0 {
-                var subtracted: Double? = nil
-                if let a = ambient {
-                    var part = PlanarImage(width: a.width, height: a.height, channelCount: 3)
-                    for k in 0..<(3 * n) { part.samples[k] = (a.samples[k] - black) * ratio }
-                    subtracted = try PatchSampling.sample(part, chart: chart, clipped: clipped, file: file)[i].median[c]
+                // (The median of the ambient frame's square, mapped as its samples were subtracted: a
+                // median commutes with an increasing affine map.)
+                let subtracted = ambient.map { a in
+                    let square = PatchSquare(center: chart.patches[i].center, halfSize: chart.patches[i].halfSize)
+                    return (PatchSampling.sample(a, square: square, clipped: clipped).median[c] - blackLevel) * ambientToCaptureScale
                 }
                 throw ChartCalibrationError.noSignal(file: file, patch: chart.patches[i].name, channel: c,
                                                      medianDN: sample.median[c], blackLevel: blackLevel,

@@ -296,7 +296,7 @@ public enum ValidationRun {
             if light.noFlashLight {
                 return "no flash light was measured (the flash frame is the ambient frame scaled): did the flash fire, and are both frames' exposure tags the captures'?"
             }
-            if light.ambientScale[1] < 1 - AmbientRatioEstimate.searchedRelativeRange {
+            if light.holdsLessAmbientThanTags {
                 return "the flash frame holds " + String(format: "%.2f", light.ambientScale[1]) + "× the ambient light its exposure tags predict: \(tags)"
             }
         }
