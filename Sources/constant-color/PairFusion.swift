@@ -136,11 +136,15 @@ enum PairFusion {
             guard case .shadingAspect = error else { throw error }
             throw CLIError(file: flags.flashProfile, problem: "\(error) (\(pair.flash))")
         }
+        // Every warning and note said about the pair also goes into its report (`warnings`): a queue
+        // reads the report, not the log. The profiles' notes are every pair's, said once by a batch.
+        var warnings = setup.profileNotes
         if sayProfileNotes { for line in setup.profileNotes { progress.say(line) } }
-        for line in flashLoaded.warnings + ambientLoaded.warnings { progress.say(line) }
+        func warn(_ line: String) { progress.say(line); warnings.append(line) }
+        for line in flashLoaded.warnings + ambientLoaded.warnings { warn(line) }
         // The shading map is laid on the frame: a pair at another field of view than the flat field's.
         if let (pairFocal, mapFocal) = setup.flashProfile.shading?.focalLengthMismatch(pairFocalLengthMillimetres: flashLoaded.focalLengthMillimetres) {
-            progress.say("warning: \(pair.flash) was taken at a focal length of " + String(format: "%g", pairFocal) + " mm, \(flags.flashProfile)'s shading map at "
+            warn("warning: \(pair.flash) was taken at a focal length of " + String(format: "%g", pairFocal) + " mm, \(flags.flashProfile)'s shading map at "
                          + String(format: "%g", mapFocal) + " mm: the map is laid on the frame, so at another field of view the flash's shading falls elsewhere and the colours near the edges are corrected wrongly (shoot the flat field at the pairs' focal length)")
         }
         // The pair is processed as stored (the sensor's rows: the flash's shading map and the
@@ -149,7 +153,7 @@ enum PairFusion {
         // stored alike (held near 45°); frames stored turned apart differ in size (refused) or fail
         // registration (said, and their confidence falls).
         if ambientOrientation != orientation {
-            progress.say("warning: \(pair.ambient) is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame with \(orientation.value) (\(orientation)): both are processed as stored and the outputs carry the flash frame's tag; if one frame was turned by its converter and the other not, they do not show one view")
+            warn("warning: \(pair.ambient) is stored with orientation \(ambientOrientation.value) (\(ambientOrientation)), the flash frame with \(orientation.value) (\(orientation)): both are processed as stored and the outputs carry the flash frame's tag; if one frame was turned by its converter and the other not, they do not show one view")
         }
         timer.lap("decode")
         progress.say("decoded \(flashFrame.image.width)x\(flashFrame.image.height) pair"
@@ -159,7 +163,8 @@ enum PairFusion {
                                             flashProfile: setup.flashProfile, options: options)
         timer.lap("pipeline")
         for line in FusionWarnings.lines(result, cameraPath: flags.camera, blackLevel: setup.cameraProfile.blackLevel,
-                                              whiteLevel: setup.cameraProfile.whiteLevel) { progress.say(line) }
+                                              whiteLevel: setup.cameraProfile.whiteLevel) { warn(line) }
+        result.report.warnings = warnings
         let registration = result.report.registration
         let registered: String
         switch registration.notRegistered {

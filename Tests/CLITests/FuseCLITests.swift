@@ -842,15 +842,26 @@ struct FuseCLITests {
         #expect(c.stderr.split(separator: "\n").count == 1, "\(c.stderr)")
     }
 
-    @Test("a flash profile calibrated for another camera: a warning names both")
+    @Test("a flash profile calibrated for another camera: a warning names both, on standard error and in the report's warnings (a queue reads the report), as every other line said; a quiet run's report holds its one note alone")
     func cameraMismatchWarns() throws {
         let pair = try PairFolder()
         defer { pair.remove() }
+        let quiet = try CLI.run(pair.fuseArguments(["--no-colorimetric-uncertainty", "--report", pair.file("quiet.json")]))
+        #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
+        let quietWarnings = try JSONValue.read(path: pair.file("quiet.json")).object?["warnings"]?.array
+        // (The pair's flash profile has no shading map: that note is the one line said.)
+        #expect(quietWarnings?.compactMap(\.string) == quiet.stderr.split(separator: "\n").map(String.init).filter { $0.contains("note:") }
+                    .map { $0.replacingOccurrences(of: "constant-color: ", with: "") }, "\(quietWarnings ?? [])")
         var flash = try JSONValue.read(path: pair.file("flash.json")).object!
         flash["camera"] = .string("another camera")
         try JSONValue.object(flash).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("flash.json")))
-        let r = try CLI.run(pair.fuseArguments())
+        let r = try CLI.run(pair.fuseArguments(["--report", pair.file("report.json")]))
         #expect(r.status == 0 && r.stderr.contains("warning") && r.stderr.contains("another camera") && r.stderr.contains("cli test"), "\(r.stderr)")
+        let warnings = try JSONValue.read(path: pair.file("report.json")).object?["warnings"]?.array?.compactMap(\.string) ?? []
+        #expect(warnings.contains { $0.hasPrefix("warning: ") && $0.contains("another camera") && $0.contains("cli test") }, "\(warnings)")
+        // Every warning and note said is in the report, and nothing else (not the progress lines).
+        let said = r.stderr.split(separator: "\n").map(String.init).filter { $0.contains("warning:") || $0.contains("note:") }
+        #expect(said.count == warnings.count && said.count >= 3 && zip(said, warnings).allSatisfy { $0.hasSuffix($1) }, "\(said) against \(warnings)")
     }
 
     @Test("NaN in a float frame: exit 2")

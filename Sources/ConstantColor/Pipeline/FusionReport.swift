@@ -34,6 +34,12 @@ public struct FusionReport: Sendable, Codable {
     public var timingsSeconds: [String: Double]
     /// Input and profile paths (`flash`, `ambient`, `camera`, `flashProfile`) and outputs.
     public var inputs: [String: String]
+    /// The warnings and notes said about the run on standard error, one line each as said ("warning:
+    /// …", "note: …"): what may make the colours or the confidence wrong although the run succeeded
+    /// (profiles of another camera, exposure tags the images contradict, a noise model that
+    /// understates the frames' noise, …). Empty when nothing was said. The pipeline leaves it empty;
+    /// `fuse` fills it.
+    public var warnings: [String] = []
 
     /// What `rendering.exposureSource` names.
     public enum ExposureSource: String, Sendable, Codable {
