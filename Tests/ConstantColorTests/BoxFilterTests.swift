@@ -69,6 +69,8 @@ struct BoxFilterTests {
         var values = Set<Float>()
         for y in radius..<(h - radius) { for x in radius..<(w - radius) { values.insert(out[y * w + x]) } }
         #expect(values.count == 1, "\(values.count) distinct values: \(values.sorted().prefix(4))")
+        // And that value is the plane's (a sum not divided by the window's size would be uniform too).
+        #expect(values.allSatisfy { abs($0 - v) <= v * 1e-6 }, "\(values.sorted().prefix(4)) for \(v)")
     }
 
     @Test("in place over forced row bands (one shorter than the radius, splits inside blocks), and values of exponents 10⁻⁸ to 10⁸ (where the Double sums round): the same as out of place over one band, and near the direct mean", arguments: [2, 3, 6, 12])

@@ -50,11 +50,16 @@ struct FixtureQualityTests {
             let noise = try #require(ratio.noiseConsistency, "\(name)")
             #expect(abs(log(noise.relativeScale)) < log(1.25), "\(name): ambient noise relative to flash \(noise.relativeScale)")
         }
-        // And no condition grossly off its truth: the worst is bright daylight (20 000 lux swamps the
-        // flash), 5.9 ΔE00 mean; the sodium pair was 48 with the false channel scale.
+        // And each condition as accurate as the profiles allow: within the envelope's accuracy floor
+        // (3 ΔE00 mean, as the low-light conditions of the envelope test; these are 2.4–2.5), but
+        // bright daylight, beyond the envelope (20 000 lux swamps the flash: 5.9 ΔE00 mean, and the
+        // pipeline falls back). The sodium pair was 48 with the false channel scale.
         let scores = try folders.map { try ValidationRun.score(folder: $0, camera: camera, flash: flash) }
-        let worst = try #require(scores.max { $0.meanDeltaE2000 < $1.meanDeltaE2000 })
-        #expect(worst.meanDeltaE2000 < 10, "\(worst.name): \(worst.meanDeltaE2000)")
+        #expect(scores.count >= 6)
+        for score in scores {
+            let limit = score.name.hasPrefix("bright-daylight") ? 7.0 : 3.0
+            #expect(score.meanDeltaE2000 <= limit, "\(score.name): \(score.meanDeltaE2000) ΔE00 mean")
+        }
     }
 
     @Test("fuse across the validation envelope: metrics of SPEC 5 and the pipeline issue's floors",
