@@ -359,6 +359,13 @@ public enum TIFFReader {
 
         func failure(_ what: String, _ index: UInt32, got: Int, expected: Int) -> TIFFError {
             let libtiff = handle.messages.errors
+            // libtiff's "Read error at scanline 4294967295; got N bytes, expected M" (a chunk read
+            // whole, its row −1 as unsigned; "on strip", "at row …, col …, tile" alike) says the file
+            // ends inside the chunk's stored bytes.
+            if let short = libtiff.firstMatch(of: /Read error (?:at|on) [^;]*; got (\d+) bytes, expected (\d+)/),
+               let present = Int(short.1), let stored = Int(short.2), present < stored {
+                return .corrupt(path: path, detail: "\(what) \(index) is cut short: the file holds \(present) of its \(stored) stored bytes (the file is truncated)")
+            }
             return .corrupt(path: path, detail: "cannot decode \(what) \(index)"
                             + (got >= 0 ? " (\(got) of \(expected) bytes)" : "")
                             + (libtiff.isEmpty ? "" : ": \(libtiff)"))
