@@ -76,6 +76,7 @@ struct CalibrateChart: ParsableCommand {
         if let r = readNoise, !(r >= 0 && r.isFinite) { throw ValidationError("--read-noise must be a finite number >= 0") }
         if readNoise != nil && dark != nil { throw ValidationError("give --dark or --read-noise, not both") }
         if darkExposure != nil && dark == nil { throw ValidationError("--dark-exposure needs --dark") }
+        if ambientExposure != nil && ambient == nil { throw ValidationError("--ambient-exposure needs --ambient") }
     }
 
     func run() throws {
@@ -110,6 +111,11 @@ struct CalibrateChart: ParsableCommand {
             let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteSource)
             try Self.requireShownAsStored(loaded.orientation, path: path)
+            // Another size is another view: said with the ambient file's name and both sizes.
+            let a = loaded.frame.image, c = frame.image
+            if a.width != c.width || a.height != c.height || a.channelCount != c.channelCount {
+                throw CLIError(file: path, problem: "the ambient frame is \(a.width)x\(a.height)x\(a.channelCount) (width x height x channels) but the capture \(capture) is \(c.width)x\(c.height)x\(c.channelCount); it must be the same chart's, camera unmoved")
+            }
             ambientFrame = loaded.frame
             frameWarnings += loaded.warnings
         }

@@ -38,7 +38,7 @@ struct CalibrateFlatField: ParsableCommand {
     @Option(help: "Ambient-only frame of the same card (flash off, camera unmoved), subtracted after exposure normalization.")
     var ambient: String?
     @Option(parsing: .unconditional, help: "Ambient frame exposure T,N,ISO (default: EXIF).") var ambientExposure: String?
-    @Option(help: "Grid columns x rows.") var grid: String = "16x12"
+    @Option(parsing: .unconditional, help: "Grid columns x rows.") var grid: String = "16x12"
     @Option(name: [.customLong("exposure"), .customLong("capture-exposure")], parsing: .unconditional,
             help: "Capture exposure T,N,ISO (default: EXIF).") var exposure: String?
     @Option(parsing: .unconditional, help: "Dark frame exposure T,N,ISO (default: EXIF).") var darkExposure: String?

@@ -37,8 +37,8 @@ struct SynthCommand: ParsableCommand {
     @Flag(help: "Print the preset names and exit.") var listPresets = false
     @Option(help: "Condition name for --light (the truth file's condition.name; default custom).") var name: String?
     @Option(help: "Condition description for --light.") var description: String?
-    @Option(help: "Frame width, pixels.") var width: Int = 600
-    @Option(help: "Frame height, pixels.") var height: Int = 400
+    @Option(parsing: .unconditional, help: "Frame width, pixels.") var width: Int = 600
+    @Option(parsing: .unconditional, help: "Frame height, pixels.") var height: Int = 400
     @Option(parsing: .unconditional, help: "Seed of the noise (with --set, mixed with each condition's name).") var seed: UInt64 = 1
     @Option(help: "Camera sensitivity file (in the spectral folder, or a path).") var camera: String = "camera-nikon-5100-npl.json"
     @Option(help: "Flash SPD file (in the spectral folder, or a path).") var flash: String = "flash-phosphor-led-yag.json"
@@ -47,7 +47,7 @@ struct SynthCommand: ParsableCommand {
     var gradient: Double?
     @Flag(help: "No ambient shadow (with --light).") var noShadow = false
     @Flag(help: "No flash highlights (with --light).") var noSpeculars = false
-    @Option(help: "Camera motion dx,dy,degrees at 600 px width (with --light; default 2.37,-1.61,0.35; each within ±1000).") var motion: String?
+    @Option(parsing: .unconditional, help: "Camera motion dx,dy,degrees at 600 px width (with --light; default 2.37,-1.61,0.35; each within ±1000).") var motion: String?
     @Flag(help: "No noise (expected values, rounded).") var noNoise = false
     @Flag(help: "With --darkroom (or the darkroom preset), skip the dark frame dark.tif.") var noDarkFrame = false
     @Option(help: "TIFF compression: none, lzw or deflate.") var compression: String = "deflate"
@@ -56,16 +56,16 @@ struct SynthCommand: ParsableCommand {
     @Flag(help: "Every capture fault on, drawn from the condition's name.") var allEffects = false
     @Flag(help: "A uniform 18 % grey card fills the frame instead of the chart (with --darkroom: a flat-field capture for calibrate flat-field).")
     var flatField = false
-    @Option(help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
-    @Option(help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
-    @Option(help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation: 100 or 120 for lamps on 50 or 60 Hz mains; any positive frequency is rendered).") var flicker: String?
-    @Option(help: "Rolling-shutter readout time of a frame, ms (with --flicker or --all-effects; default 20).") var readoutMs: Double?
-    @Option(help: "Flicker phase at the flash frame's start, cycles (with --flicker or --all-effects; default: from the seed).") var flickerPhase: Double?
+    @Option(parsing: .unconditional, help: "EXIF off: true shutter time and gain of each frame random within ±R (relative), from the seed.") var exposureError: Double?
+    @Option(parsing: .unconditional, help: "EXIF off: given true/EXIF factors flashTime,flashGain,ambientTime,ambientGain.") var exposureFactors: String?
+    @Option(parsing: .unconditional, help: "Flicker HZ:DEPTH[:PWM_HZ[:DUTY]] (HZ = light modulation: 100 or 120 for lamps on 50 or 60 Hz mains; any positive frequency is rendered).") var flicker: String?
+    @Option(parsing: .unconditional, help: "Rolling-shutter readout time of a frame, ms (with --flicker or --all-effects; default 20).") var readoutMs: Double?
+    @Option(parsing: .unconditional, help: "Flicker phase at the flash frame's start, cycles (with --flicker or --all-effects; default: from the seed).") var flickerPhase: Double?
 
     /// The readout time, given or default (20 ms).
     var readoutSeconds: Double { (readoutMs ?? 20) / 1000 }
-    @Option(help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
-    @Option(help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
+    @Option(parsing: .unconditional, help: "Hand shake in the ambient exposure: LENGTH,ANGLE[,BOW] (pixels at 600 px width, degrees).") var shake: String?
+    @Option(parsing: .unconditional, help: "Moving object FX,FY,AX,AY,R: centre at the flash and ambient frame and radius, fractions of the width/height.") var movingObject: String?
     @Option(help: "Moving object outline: disc (the default) or square (with --moving-object or --all-effects).") var movingObjectShape: String?
     @Option(parsing: .unconditional, help: "Flash colour shading: fraction of the flash's blue band lost at the frame's corners.") var flashShading: Double?
     @Option(help: "Colour filter array and demosaicing of every frame: bilinear-rggb or malvar-rggb (default: none, every pixel records R, G and B).")
@@ -183,6 +183,12 @@ struct SynthCommand: ParsableCommand {
             for c in SynthCondition.allPresets { print("\(c.name)\t\(c.description)") }
             return
         }
+        if let folder = spectra {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+                throw CLIError(file: folder, problem: "is a file, not a folder: --spectra names the folder that holds the spectral data files")
+            }
+        }
         let library = try spectra.map { try SpectralLibrary(directory: $0) } ?? SpectralLibrary()
         func resolve(_ f: String) -> String { f.contains("/") ? f : library.path(f) }
         let sensitivity = try CameraSensitivity(path: resolve(camera))
@@ -192,6 +198,14 @@ struct SynthCommand: ParsableCommand {
         let lightFiles = light.compactMap { text -> String? in
             guard let l = try? AmbientLight(parsing: text), case .file(let f) = l.spectrum else { return nil }
             return resolve(f)
+        }
+        // A spectrum that gives no light to scale to lux is its file's fault: said with the file's
+        // name (the renderer can name only the spectrum's own `name`).
+        for path in [resolve(flash)] + lightFiles {
+            let spd = path == resolve(flash) ? flashSPD : try SpectralDistribution(path: path)
+            do { _ = try Photometry.scaled(spd, toIlluminanceLux: 1, cmfs: library.cmfs) } catch {
+                throw CLIError(file: path, problem: "\(error)")
+            }
         }
         for path in [resolve(camera), resolve(flash)] + lightFiles {
             if let note = SpectralDistribution.samplingNote(path: path) { Progress().say("warning: " + note) }

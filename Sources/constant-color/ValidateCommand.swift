@@ -123,14 +123,16 @@ struct ValidateCommand: ParsableCommand {
         if maxRatioError != nil && truth.trueRatioCount == 0 {
             throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's truth.json has the true exposure ratio (exposure.trueAmbientToFlashRatio)")
         }
-        // The profiles' notes once the set and the outputs are known good: a refused run prints its
-        // one error line alone.
-        if let line = profiles.sourceLine { progress.say(line) }
-        for line in ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
-                                          countColorimetricUncertainty: colorimetricUncertainty) {
-            progress.say(line)
-        }
-        for line in truth.deviceMismatchWarnings(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash) {
+        // The profiles' notes once the set, the outputs and the first condition's frames are known
+        // good (said before the first line that follows them): a run refused by then prints its one
+        // error line alone.
+        var notes = [profiles.sourceLine].compactMap { $0 }
+            + ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
+                                    countColorimetricUncertainty: colorimetricUncertainty)
+            + truth.deviceMismatchWarnings(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash)
+        func say(_ line: String) {
+            for note in notes { progress.say(note) }
+            notes = []
             progress.say(line)
         }
         var scores: [ConditionScore] = []
@@ -139,9 +141,9 @@ struct ValidateCommand: ParsableCommand {
             // The frames read as fuse reads them (ICC, levels, exposure), their warnings said.
             let s = try ValidationRun.score(folder: folder, camera: cameraProfile, flash: flashProfile,
                                             countColorimetricUncertainty: colorimetricUncertainty, linearizeICC: linearizeIcc,
-                                            cameraSource: camera, warn: progress.say)
+                                            cameraSource: camera, warn: say)
             scores.append(s)
-            progress.say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
+            say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))
         }
         let set = SetScore(scores)

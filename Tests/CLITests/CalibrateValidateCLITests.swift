@@ -143,7 +143,7 @@ struct CalibrateValidateCLITests {
         #expect(both.status == 2, "\(both.stderr)")
     }
 
-    @Test("bad dark frames: another size, or a lit frame, exit 2 with one line naming the file")
+    @Test("bad dark or ambient frames: another size, or a lit frame, exit 2 with one line naming the file; --ambient-exposure without --ambient refused")
     func badDarkFrames() throws {
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -157,6 +157,14 @@ struct CalibrateValidateCLITests {
         // The flash-lit capture given as the dark frame.
         try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.darkroom], in: dir,
                            mentions: ["darkroom.tif: not a dark frame"])
+        // An ambient frame of another size: named with both sizes (it named the capture, with none).
+        let exposure = "\(decoded.exposure.settings!.exposureTimeSeconds),\(decoded.exposure.settings!.fNumber),\(decoded.exposure.settings!.isoSpeed)"
+        try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir)
+                           + ["--read-noise", "8", "--ambient", cropped, "--ambient-exposure", exposure], in: dir,
+                           mentions: ["cropped-dark.tif: the ambient frame is 200x150x3", "324x216x3"])
+        // --ambient-exposure without --ambient describes nothing the run uses: refused (it was ignored).
+        try expectBadInput(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--read-noise", "8", "--ambient-exposure", exposure],
+                           in: dir, mentions: ["--ambient-exposure needs --ambient"])
     }
 
     /// Exit 2, exactly one error line mentioning each of `mentions`, no outputs left.
@@ -439,6 +447,18 @@ struct CalibrateValidateCLITests {
         #expect(patchOutside.status == 2 && patchOutside.stderr.split(separator: "\n").count == 1 && patchOutside.stderr.contains("10lux-3000K-on/truth.json: chart patch")
                 && patchOutside.stderr.contains("outside"), "\(patchOutside.stderr)")
         try original.write(to: URL(fileURLWithPath: truthPath))
+        // The first condition's ambient frame of another size: one line, with no profile note before
+        // it (the note was said first, a line of two).
+        let firstAmbient = set.appendingPathComponent("10lux-3000K-on/ambient.tif").path
+        let firstAmbientData = try Data(contentsOf: URL(fileURLWithPath: firstAmbient))
+        let decodedAmbient = try TIFFReader.read(path: firstAmbient)
+        var croppedAmbient = PlanarImage(width: decodedAmbient.image.width - 8, height: decodedAmbient.image.height, channelCount: 3)
+        for c in 0..<3 { for y in 0..<croppedAmbient.height { for x in 0..<croppedAmbient.width { croppedAmbient[x, y, c] = decodedAmbient.image[x, y, c] } } }
+        try TIFFWriter.write(croppedAmbient, to: firstAmbient, options: TIFFWriteOptions(sampleType: .uint16, exposure: decodedAmbient.exposure.settings))
+        let croppedRun = try CLI.run(["validate", set.path] + profiles)
+        #expect(croppedRun.status == 2 && croppedRun.stderr.split(separator: "\n").count == 1 && croppedRun.stderr.contains("10lux-3000K-on/ambient.tif"),
+                "\(croppedRun.stderr)")
+        try firstAmbientData.write(to: URL(fileURLWithPath: firstAmbient))
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/ambient.tif"))
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),

@@ -987,11 +987,36 @@ struct FuseCLITests {
         #expect(darkFaults.status == 2 && darkFaults.stderr.contains("--flicker act on a flash/ambient pair"), "\(darkFaults.stderr)")
         let small = ["--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("render")]
         #expect(try CLI.run(["synth", "--preset", "200lux-4000K-on"] + small).status == 0)
+        // A flash spectrum without power, and --spectra naming a file: one line naming the file (the
+        // spectrum's own name was said; a path inside the file was said missing).
+        let unlitSPD = pair.file("unlit-spd.json")
+        try #"{"name": "nothing", "wavelengthsNm": [380, 580, 780], "values": [0, 0, 0]}"#.write(toFile: unlitSPD, atomically: true, encoding: .utf8)
+        let unlit = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--flash", unlitSPD] + small)
+        #expect(unlit.status == 2 && unlit.stderr.contains("unlit-spd.json: 'nothing' gives no illuminance")
+                && unlit.stderr.split(separator: "\n").count == 1, "\(unlit.stderr)")
+        let notFolder = try CLI.run(["synth", "--preset", "200lux-4000K-on", "--spectra", pair.file("flash.tif"), "--out", pair.file("nf")])
+        #expect(notFolder.status == 2 && notFolder.stderr.contains("flash.tif: is a file, not a folder"), "\(notFolder.stderr)")
         let over = try CLI.run(["synth", "--darkroom"] + small)
         #expect(over.status == 2 && over.stderr.contains("holds flash.tif, ambient.tif of another render"), "\(over.stderr)")
         let negative = try CLI.run(["synth", "--light", "planckian:4000@100", "--gradient", "-0.5", "--width", "64", "--height", "48",
                                     "--spectra", spectraFolder, "--out", pair.file("gradient")])
         #expect(negative.status == 0, "\(negative.stderr)")
+        // Negative motion and flicker phase are values too (they were refused as "Missing value"),
+        // and negative sizes, errors and grids reach the range checks.
+        let back = try CLI.run(["synth", "--light", "planckian:4000@100", "--motion", "-1,2,0", "--flicker", "100:0.2", "--flicker-phase", "-0.25",
+                                "--width", "64", "--height", "48", "--spectra", spectraFolder, "--out", pair.file("back")])
+        #expect(back.status == 0, "\(back.stderr)")
+        let backTruth = try JSONValue.read(path: pair.file("back/truth.json")).object?["ambientFromFlash"]?.object
+        #expect(backTruth?["translationPx"]?.array?.first?.double.map { $0 < 0 } == true, "\(backTruth ?? [:])")
+        for (option, value, mention) in [("--width", "-5", "--width"), ("--exposure-error", "-0.5", "--exposure-error"),
+                                         ("--readout-ms", "-10", "--readout-ms"), ("--shake", "-5,0", "--shake")] {
+            let extra = option == "--readout-ms" ? ["--flicker", "100:0.2"] : []
+            let r = try CLI.run(["synth", "--light", "planckian:4000@100", option, value, "--spectra", spectraFolder, "--out", pair.file("neg")] + extra)
+            #expect(r.status == 2 && r.stderr.contains(mention) && !r.stderr.contains("Missing value"), "\(option) \(value): \(r.stderr)")
+        }
+        let grid = try CLI.run(["calibrate", "flat-field", pair.file("flash.tif"), "--camera", pair.file("camera.json"), "--flash", pair.file("flash.json"),
+                                "--flash-out", pair.file("f.json"), "--grid", "-4x3"])
+        #expect(grid.status == 2 && grid.stderr.contains("--grid") && !grid.stderr.contains("Missing value"), "\(grid.stderr)")
         let steep = try CLI.run(["synth", "--light", "planckian:4000@100", "--gradient", "-2.5", "--width", "64", "--height", "48",
                                  "--spectra", spectraFolder, "--out", pair.file("steep")])
         #expect(steep.status == 2 && steep.stderr.contains("--gradient must be within ±2"), "\(steep.stderr)")

@@ -100,7 +100,8 @@ public struct ChartCalibration: Sendable {
         guard capture.channelCount == 3 else { throw ChartCalibrationError.notRGB(file: file, channels: capture.channelCount) }
         if let problem = chart.chromaticCoverageProblem { throw ChartCalibrationError.chromaticCoverage(file: file, problem: problem) }
         if let a = ambient, a.width != capture.width || a.height != capture.height || a.channelCount != 3 {
-            throw ChartCalibrationError.ambientMismatch(file: file)
+            throw ChartCalibrationError.ambientMismatch(file: file, ambient: "\(a.width)x\(a.height)x\(a.channelCount)",
+                                                        capture: "\(capture.width)x\(capture.height)x3")
         }
         let n = capture.pixelCount
         let clipDN = Float(blackLevel + ExposureNormalization.clippingFraction * (whiteLevel - blackLevel))
@@ -312,7 +313,7 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     /// The capture is not 3-channel.
     case notRGB(file: String, channels: Int)
     /// The ambient frame's size differs.
-    case ambientMismatch(file: String)
+    case ambientMismatch(file: String, ambient: String, capture: String)
     /// The flash white could not be estimated.
     case white(file: String, failure: FlashWhiteEstimate.Failure)
     /// The patch colors do not span three dimensions.
@@ -335,7 +336,8 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notRGB(let f, let c): return "\(f): has \(c) channel(s); camera RGB is required"
-        case .ambientMismatch(let f): return "\(f): the ambient frame's size or channel count differs from the capture's"
+        case .ambientMismatch(let f, let a, let c):
+            return "\(f): the ambient frame is \(a) (width x height x channels) but the capture is \(c); it must be the same chart's, camera unmoved"
         case .white(let f, let e): return "\(f): \(e)"
         case .chromaticCoverage(let f, let p): return "\(f): the chart description: \(p)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"
