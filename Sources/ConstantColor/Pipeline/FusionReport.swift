@@ -262,8 +262,12 @@ public struct FusionReport: Sendable, Codable {
         /// relative standard uncertainty counted where r₀ rests on profiles across the lines alone
         /// under a fitted banding (absent otherwise).
         public var edgeRatioAlongLines: Double?, edgeRatioAcrossLines: Double?, edgeLineOrientationSeparation: Double?
+        /// The profiles along and across the lines that those r₀ rest on.
         public var edgeSampleCountAlongLines: Int, edgeSampleCountAcrossLines: Int
+        /// Whether the profiles across the lines were left out (see above).
         public var edgeAcrossLinesRefused: Bool
+        /// The relative standard uncertainty counted where r₀ rests on profiles across the lines alone
+        /// under a fitted banding (absent otherwise).
         public var uncheckedAcrossLinesRelativeUncertainty: Double?
         /// With `--exposure-ratio metadata`: the edges' r₀ where it contradicts EXIF, and the flicker
         /// banding found and left in (`AmbientRatioEstimate.metadataContradiction`,

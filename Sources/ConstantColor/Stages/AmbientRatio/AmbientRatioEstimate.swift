@@ -155,8 +155,11 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// standard errors, and whether those across were left out for it
     /// (`IlluminationEdgeRatio.checkedAcrossLines`); nil (0) where none was measured.
     public var edgeRatioAlongLines: Double? = nil, edgeRatioAcrossLines: Double? = nil
+    /// The profiles along and across the lines that those r₀ rest on.
     public var edgeSampleCountAlongLines = 0, edgeSampleCountAcrossLines = 0
+    /// How far apart the two r₀ are, in their combined standard errors.
     public var edgeLineOrientationSeparation: Double? = nil
+    /// Whether the profiles across the lines were left out for it.
     public var edgeAcrossLinesRefused = false
     /// The relative variance counted because r₀ rests on profiles across the lines alone under a
     /// fitted banding (`uncheckedAcrossLines`); nil where it is not.
