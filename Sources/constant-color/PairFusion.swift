@@ -229,11 +229,9 @@ enum PairFusion {
             if let v { result.report.inputs[k] = v }
         }
         if let path = pair.report {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            // A quantity that could not be measured (e.g. the registration residual of featureless
-            // frames, infinite) is written as the string "inf" / "-inf" / "nan": JSON has no such numbers.
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            // (A quantity that could not be measured, e.g. the registration residual of featureless
+            // frames, is written as the string "inf": JSON has no such number.)
+            let encoder = FusionReport.jsonEncoder()
             do {
                 try AtomicFile.write(try encoder.encode(result.report), to: path, protectedPaths: inputs, staging: staged)
             } catch { staged.discard(); throw error }

@@ -10,7 +10,9 @@ public struct PlanarImage: Sendable, Equatable {
     public let height: Int
     /// Number of planes (1 for a single-channel map, 3 for RGB).
     public let channelCount: Int
-    /// The planes, one after the other, each `width * height` samples, row-major.
+    /// The planes, one after the other, each `width * height` samples, row-major. Replacing it keeps
+    /// `width × height × channelCount` values: the stages read it through pointers and check the count
+    /// only at the library's doors (`FusionPipeline.checkInputs`, `TIFFWriter`).
     public var samples: [Float]
 
     /// Number of pixels in one plane.

@@ -60,6 +60,25 @@ public struct FusionOptions: Sendable {
 
     /// Default options.
     public init() {}
+
+    /// Throws `FusionError.invalidOption` for a value the pipeline cannot use (the command line
+    /// refuses the same ones): a threshold outside [0, 1], an output scale that is not a positive
+    /// number from 1e-30 to 1e20 (beyond it the linear output is no longer finite), noise-reduction
+    /// windows or blocks under 1 sample, a regularization that is not a positive number.
+    public func validate() throws {
+        func refuse(_ name: String, _ value: Any, _ expected: String) -> FusionError {
+            .invalidOption(name: name, value: "\(value)", expected: expected)
+        }
+        guard threshold >= 0 && threshold <= 1 else { throw refuse("threshold", threshold, "in [0, 1]") }
+        if let s = outputScale, !(s >= 1e-30 && s <= 1e20) { throw refuse("outputScale", s, "a positive number from 1e-30 to 1e20") }
+        let n = noiseReduction
+        guard n.radius >= 1 else { throw refuse("noiseReduction.radius", n.radius, "at least 1") }
+        guard n.subsampling >= 1 else { throw refuse("noiseReduction.subsampling", n.subsampling, "at least 1") }
+        guard n.regularization > 0 && n.regularization.isFinite else {
+            throw refuse("noiseReduction.regularization", n.regularization, "a positive finite number")
+        }
+        if let r = n.wideRadii.first(where: { $0 < 1 }) { throw refuse("noiseReduction.wideRadii", r, "at least 1 each") }
+    }
 }
 
 /// Errors of the pipeline's inputs.
@@ -74,6 +93,13 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
     case invalidExposureRatioUncertainty(Float)
     /// The flash profile's shading map was measured on a capture of another aspect (`FlashShading.fits`).
     case shadingAspect(capture: SIMD2<Int>, width: Int, height: Int)
+    /// A frame's `samples` do not hold `width × height × channelCount` values (a buffer replaced by
+    /// one of another size: reading it would go past its end).
+    case sampleCount(name: String, count: Int, expected: Int)
+    /// A frame holds samples that are not a number in `count` pixels (`LinearFrame.notANumberCount`).
+    case notANumber(name: String, count: Int)
+    /// An option outside the values it can take.
+    case invalidOption(name: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -83,6 +109,12 @@ public enum FusionError: Error, Equatable, CustomStringConvertible {
         case let .tooSmall(name, w, h): return "\(name): \(w)x\(h) is too small (at least 32x32 is needed to register)"
         case let .invalidExposureRatioUncertainty(v):
             return "the exposure ratio's relative uncertainty is \(v); it must be a finite number >= 0"
+        case let .sampleCount(name, count, expected):
+            return "\(name): its samples hold \(count) values, but its size and channels call for \(expected)"
+        case let .notANumber(name, count):
+            return "\(name): \(count) pixel(s) hold a sample that is not a number (NaN): no measurement"
+        case let .invalidOption(name, value, expected):
+            return "the option \(name) is \(value); it must be \(expected)"
         case let .shadingAspect(c, w, h):
             return "the flash profile's shading map was measured on a \(c.x)x\(c.y) flat field, these frames are \(w)x\(h): another aspect (rotated?) puts the flash's axis and corners elsewhere; calibrate flat-field with a capture of this orientation"
         }
@@ -130,6 +162,10 @@ public enum FusionPipeline {
         where channels != 3 {
             throw FusionError.notRGB(name: name, channels: channels)
         }
+        for (name, count, expected) in [(flash.name, flash.image.samples.count, flash.image.pixelCount * 3),
+                                         (ambient.name, ambient.image.samples.count, ambient.image.pixelCount * 3)] where count != expected {
+            throw FusionError.sampleCount(name: name, count: count, expected: expected)
+        }
         guard flash.image.width == ambient.image.width, flash.image.height == ambient.image.height else {
             throw FusionError.sizeMismatch(flash: flash.name, ambient: ambient.name,
                                            flashSize: "\(flash.image.width)x\(flash.image.height)",
@@ -141,6 +177,7 @@ public enum FusionPipeline {
         guard options.exposureRatioUncertainty.isFinite, options.exposureRatioUncertainty >= 0 else {
             throw FusionError.invalidExposureRatioUncertainty(options.exposureRatioUncertainty)
         }
+        try options.validate()
         if let shading = flashProfile.shading, !shading.fits(width: flash.image.width, height: flash.image.height) {
             throw FusionError.shadingAspect(capture: shading.captureSize!, width: flash.image.width, height: flash.image.height)
         }
@@ -162,6 +199,10 @@ public enum FusionPipeline {
         // 2. Exposure normalization (in place: the raw samples are not used again).
         var F = ExposureNormalization.normalize(raw: flash.image.take(), exposure: flashExposure, camera: camera)
         var A = ExposureNormalization.normalize(raw: ambient.image.take(), exposure: ambientExposure, camera: camera)
+        // Samples that are not a number are no measurement; a file holding them is refused when read,
+        // and so is a frame given in memory.
+        if F.notANumberCount > 0 { throw FusionError.notANumber(name: flash.name, count: F.notANumberCount) }
+        if A.notANumberCount > 0 { throw FusionError.notANumber(name: ambient.name, count: A.notANumberCount) }
         timings.lap("normalize")
 
         // The frames' noise against their models, relative to each other: an ISO tag that is not

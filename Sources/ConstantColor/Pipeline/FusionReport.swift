@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -344,5 +345,46 @@ public struct FusionReport: Sendable, Codable {
         /// The flash profile's shading map as applied: `none` (no map), `colour`, or `colourAndLevel`
         /// (fall-off flattened too).
         public var flashShading: String = "none"
+    }
+}
+
+extension FusionReport {
+    /// Decodes a report as `fuse --report` writes it (`jsonDecoder()`), also one written before
+    /// `colorConfidence` or `warnings` were added (absent: their defaults).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(String.self, forKey: .version)
+        width = try c.decode(Int.self, forKey: .width)
+        height = try c.decode(Int.self, forKey: .height)
+        centerWeightedMeanConfidence = try c.decode(Double.self, forKey: .centerWeightedMeanConfidence)
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        decision = try c.decode(FusionDecision.self, forKey: .decision)
+        colorConfidence = try c.decodeIfPresent(ColorConfidenceReport.self, forKey: .colorConfidence)
+            ?? ColorConfidenceReport(countsColorimetricUncertainty: false, centerWeightedMean: centerWeightedMeanConfidence)
+        flashLight = try c.decodeIfPresent(FlashLightReport.self, forKey: .flashLight)
+        registration = try c.decode(RegistrationReport.self, forKey: .registration)
+        exposure = try c.decode(ExposureReport.self, forKey: .exposure)
+        clippedFraction = try c.decode(ClippedFractionReport.self, forKey: .clippedFraction)
+        rendering = try c.decode(RenderingReport.self, forKey: .rendering)
+        timingsSeconds = try c.decode([String: Double].self, forKey: .timingsSeconds)
+        inputs = try c.decode([String: String].self, forKey: .inputs)
+        warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
+    }
+
+    /// The encoder `fuse --report` writes with: sorted keys, indented, and a quantity that could not be
+    /// measured (an infinite registration residual of featureless frames) as the string "inf"
+    /// ("-inf", "nan"), which JSON has no number for (a default encoder throws on it).
+    public static func jsonEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+
+    /// The decoder that reads what `jsonEncoder()` writes back ("inf" and the like as numbers).
+    public static func jsonDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
     }
 }

@@ -19,6 +19,8 @@ public enum ConfidenceSummary {
 
     /// `Σ w c / Σ w` with `w = exp(−((x − cx)² + (y − cy)²) / (2σ²))`, `σ = 0.25 · min(width, height)`,
     /// pixel centers at half-integers (SPEC 2.8). Optionally restricted to a rectangle of interest.
+    /// - Precondition: `region` lies inside the map with a positive width and height (check a
+    ///   rectangle from a user first; `check --roi` does).
     public static func centerWeightedMean(_ confidence: PlanarImage, region: (x: Int, y: Int, width: Int, height: Int)? = nil) -> Double {
         let w = confidence.width, h = confidence.height
         precondition(region.map { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= w && $0.y + $0.height <= h } ?? true)

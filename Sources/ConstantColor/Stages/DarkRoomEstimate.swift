@@ -24,6 +24,7 @@ public struct DarkRoomEstimate: Sendable {
 
     /// Subtracts the ambient frame, resampled through `registration` (bilinear, pixel centers at
     /// half-integers), from the flash frame.
+    /// - Precondition: the frames have the same size and 3 channels (`FusionPipeline.checkInputs`).
     public init(flash: LinearFrame, ambient: LinearFrame, registration: RegistrationResult) {
         let w = flash.image.width, h = flash.image.height, n = w * h
         precondition(ambient.image.width == w && ambient.image.height == h)

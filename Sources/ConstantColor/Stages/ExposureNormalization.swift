@@ -73,6 +73,10 @@ public struct LinearFrame: Sendable {
     /// Channels whose samples pile up at one value below the clipping level (`SaturationPlateau`):
     /// the data saturate there, and their pixels are flagged `clippedAtWhite` as well.
     public var saturationPlateaus: [SaturationPlateau] = []
+    /// Pixels with a sample that is not a number (NaN) in the raw frame: flagged `belowFloor` (no
+    /// information) and taken at the floor, so that they do not spread. `FusionPipeline.run` refuses
+    /// such a frame (`FusionError.notANumber`), as the TIFF reader refuses such a file.
+    public var notANumberCount = 0
     /// Fraction of pixels flagged as clipped (at either end).
     public var clippedFraction: Double {
         guard !clipped.isEmpty else { return 0 }
@@ -132,7 +136,8 @@ public enum ExposureNormalization {
         var clipped: [UInt8] = uninitializedLargeArray(count: n)
         // Per row band, each channel's largest sample below the clipping level and how many equal it
         // (`SaturationPlateau`), taken in the same pass.
-        let tops: [SaturationPlateau.Top] = out.samples.withUnsafeMutableBufferPointer { dstBuffer in
+        // (And per band how many pixels hold a sample that is not a number.)
+        let tops: [(SaturationPlateau.Top, Int)] = out.samples.withUnsafeMutableBufferPointer { dstBuffer in
             clipped.withUnsafeMutableBufferPointer { clipBuffer in
                 let dst = SharedMutableBuffer(dstBuffer)
                 let clip = SharedMutableBuffer(clipBuffer)
@@ -147,6 +152,7 @@ public enum ExposureNormalization {
                     // Each channel's lanes' largest sample below the clipping level, and its count.
                     var largest = (V(repeating: -.infinity), V(repeating: -.infinity), V(repeating: -.infinity))
                     var counts = (SIMD8<Int32>(), SIMD8<Int32>(), SIMD8<Int32>())
+                    var notANumber = SIMD8<Int32>()
                     @inline(__always) func track(_ v: V, _ m: inout V, _ count: inout SIMD8<Int32>) {
                         let below = v.replacingLanes(with: -.infinity, where: v .>= clipDN)
                         let greater = below .> m
@@ -158,14 +164,17 @@ public enum ExposureNormalization {
                         let r = load(i), g = load(n + i), b = load(2 * n + i)
                         track(r, &largest.0, &counts.0); track(g, &largest.1, &counts.1); track(b, &largest.2, &counts.2)
                         let high = (r .>= clipDN) .| (g .>= clipDN) .| (b .>= clipDN)
-                        let low = (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN)
+                        // A sample that is not a number holds no measurement: taken as below the floor.
+                        let nan = (r .!= r) .| (g .!= g) .| (b .!= b)
+                        notANumber &+= unsafeBitCast(nan, to: SIMD8<Int32>.self) & 1
+                        let low = (r .< floorDN) .| (g .< floorDN) .| (b .< floorDN) .| nan
                         // (A lane of a mask is all ones or zero: its low bits are the flags.)
                         let bytes = SIMD8<UInt8>(truncatingIfNeeded: (unsafeBitCast(high, to: SIMD8<Int32>.self) & Int32(LinearFrame.clippedAtWhite))
                                                  | (unsafeBitCast(low, to: SIMD8<Int32>.self) & Int32(LinearFrame.belowFloor)))
                         UnsafeMutableRawPointer(clip.base + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                        store((r.replacingLanes(with: top, where: r .> top).replacingLanes(with: bottom, where: r .< bottom) - black) * inverseScale, i)
-                        store((g.replacingLanes(with: top, where: g .> top).replacingLanes(with: bottom, where: g .< bottom) - black) * inverseScale, n + i)
-                        store((b.replacingLanes(with: top, where: b .> top).replacingLanes(with: bottom, where: b .< bottom) - black) * inverseScale, 2 * n + i)
+                        store((r.replacingLanes(with: top, where: r .> top).replacingLanes(with: bottom, where: .!(r .>= bottom)) - black) * inverseScale, i)
+                        store((g.replacingLanes(with: top, where: g .> top).replacingLanes(with: bottom, where: .!(g .>= bottom)) - black) * inverseScale, n + i)
+                        store((b.replacingLanes(with: top, where: b .> top).replacingLanes(with: bottom, where: .!(b .>= bottom)) - black) * inverseScale, 2 * n + i)
                         i += 8
                     }
                     var bandTop = SaturationPlateau.Top()
@@ -177,22 +186,26 @@ public enum ExposureNormalization {
                         bandTop.count[c] = v == bandTop.value[c] ? bandTop.count[c] + 1 : 1
                         bandTop.value[c] = v
                     }
+                    var bandNotANumber = Int(notANumber.wrappedSum())
                     while i < end {
                         let r = dst[i], g = dst[n + i], b = dst[2 * n + i]
                         track(0, r); track(1, g); track(2, b)
+                        let nan = r.isNaN || g.isNaN || b.isNaN
+                        if nan { bandNotANumber += 1 }
                         clip[i] = ((r >= clipDN || g >= clipDN || b >= clipDN) ? LinearFrame.clippedAtWhite : 0)
-                            | ((r < floorDN || g < floorDN || b < floorDN) ? LinearFrame.belowFloor : 0)
-                        dst[i] = (max(min(r, white), floorDN) - black) * inverseScale
-                        dst[n + i] = (max(min(g, white), floorDN) - black) * inverseScale
-                        dst[2 * n + i] = (max(min(b, white), floorDN) - black) * inverseScale
+                            | ((r < floorDN || g < floorDN || b < floorDN || nan) ? LinearFrame.belowFloor : 0)
+                        // (Float.maximum/minimum take the number where one side is NaN: the floor.)
+                        dst[i] = (Float.maximum(Float.minimum(r, white), floorDN) - black) * inverseScale
+                        dst[n + i] = (Float.maximum(Float.minimum(g, white), floorDN) - black) * inverseScale
+                        dst[2 * n + i] = (Float.maximum(Float.minimum(b, white), floorDN) - black) * inverseScale
                         i += 1
                     }
-                    part.append(bandTop)
+                    part.append((bandTop, bandNotANumber))
                 }
             }
         }
         // Channels saturating below the clipping level: their pixels flagged as clipped too.
-        let top = tops.reduce(SaturationPlateau.Top()) { $0.merged($1) }
+        let top = tops.reduce(SaturationPlateau.Top()) { $0.merged($1.0) }
         let binWidth = Float((camera.whiteLevel - camera.blackLevel) / SaturationPlateau.binsPerRange) * inverseScale
         var plateaus: [SaturationPlateau] = []
         for c in 0..<3 where top.count[c] >= SaturationPlateau.minimumCount && top.value[c] >= floorDN {
@@ -209,6 +222,7 @@ public enum ExposureNormalization {
         var frame = LinearFrame(image: out, clipped: clipped,
                                 noise: FrameNoise(noise: camera.noise, exposure: exposure), exposure: exposure)
         frame.saturationPlateaus = plateaus
+        frame.notANumberCount = tops.reduce(0) { $0 + $1.1 }
         return frame
     }
 }

@@ -18,6 +18,7 @@ public enum GapFill {
     /// dark-room rendering, then the global tone curve and γ to 16-bit code values (0…65535 as `Float`).
     /// The result takes the dark-room image's buffer (pixel by pixel, each read before it is
     /// written), so a caller that hands over its only reference allocates nothing.
+    /// - Precondition: the three images have the same size (3, 3 and 1 channels).
     public static func render16(darkRoom: consuming PlanarImage, flashFrame: PlanarImage, confidence: PlanarImage,
                                 darkRoomMatrix: Matrix3, flashMatrix: Matrix3, curve: ToneCurve) -> PlanarImage {
         precondition(darkRoom.pixelCount == flashFrame.pixelCount && confidence.pixelCount == darkRoom.pixelCount)

@@ -68,6 +68,10 @@ public enum TIFFWriter {
         guard image.width > 0, image.height > 0, image.width <= Int(UInt32.max), image.height <= Int(UInt32.max) else {
             throw .writeFailed(path: path, detail: "image is \(image.width)×\(image.height) pixels")
         }
+        // A buffer replaced by one of another size would be read past its end.
+        guard image.samples.count == image.pixelCount * image.channelCount else {
+            throw .writeFailed(path: path, detail: "the image's samples hold \(image.samples.count) values, but \(image.width)×\(image.height)×\(image.channelCount) calls for \(image.pixelCount * image.channelCount)")
+        }
         if let tile = options.tileSize, tile <= 0 || tile % 16 != 0 {
             throw .writeFailed(path: path, detail: "tile size \(tile) is not a positive multiple of 16")
         }

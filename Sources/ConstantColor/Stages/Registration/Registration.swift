@@ -75,6 +75,7 @@ public enum NotRegisteredReason: String, Sendable, Codable {
 public enum Registration {
     /// Registers `ambient` to `flash` (same size). An ambient frame without light above its read noise
     /// is not registered: identity, with an infinite (unmeasured) residual.
+    /// - Precondition: the frames have the same size (`FusionPipeline.checkInputs` checks a pair).
     public static func register(flash: LinearFrame, ambient: LinearFrame,
                                 options: RegistrationOptions = RegistrationOptions()) -> RegistrationResult {
         precondition(flash.image.width == ambient.image.width && flash.image.height == ambient.image.height)
