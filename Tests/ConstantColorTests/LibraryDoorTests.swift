@@ -100,6 +100,48 @@ struct LibraryDoorTests {
         try FusionOptions().validate()
     }
 
+    @Test("profiles built in code are checked as profile files are (a gain of 0, white below black, a flash white without green or a zero matrix gave black output at confidence 0 without a word)")
+    func profilesBuiltInCode() throws {
+        let (flash, ambient) = pair()
+        func run(camera: CameraProfile = SyntheticScene.camera, flashProfile: FlashProfile = SyntheticScene.flashProfile) throws {
+            _ = try FusionPipeline.run(flash: RawFrame(image: flash, exposure: exposure, name: "flash"),
+                                       ambient: RawFrame(image: ambient, exposure: exposure, name: "ambient"),
+                                       camera: camera, flashProfile: flashProfile)
+        }
+        func refused(_ key: String, _ body: () throws -> Void) {
+            do { try body(); Issue.record("\(key) accepted") } catch {
+                #expect(String(describing: error).contains("key '\(key)'") && String(describing: error).contains("profile '"), "\(error)")
+            }
+        }
+        let c = SyntheticScene.camera
+        refused("noise.gainElectronsPerDN") { try run(camera: CameraProfile(name: "bad", blackLevel: c.blackLevel, whiteLevel: c.whiteLevel,
+                                                                             noise: NoiseModel(readNoiseDN: 8, gainElectronsPerDN: 0))) }
+        refused("whiteLevel") { try run(camera: CameraProfile(name: "bad", blackLevel: 60000, whiteLevel: 1000, noise: c.noise)) }
+        refused("noise.readNoiseDN") { try run(camera: CameraProfile(name: "bad", blackLevel: c.blackLevel, whiteLevel: c.whiteLevel,
+                                                                      noise: NoiseModel(readNoiseDN: -8, gainElectronsPerDN: 2))) }
+        let f = SyntheticScene.flashProfile
+        refused("whiteCameraRGB") { try run(flashProfile: FlashProfile(name: "bad", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 0, 0.9),
+                                                                        matrixToXYZD65: f.matrixToXYZD65)) }
+        refused("matrixToXYZD65") { try run(flashProfile: FlashProfile(name: "bad", cameraName: nil, whiteCameraRGB: f.whiteCameraRGB,
+                                                                        matrixToXYZD65: Matrix3([0, 0, 0, 0, 0, 0, 0, 0, 0]))) }
+        try run()
+        try c.validate(source: "c")
+        try f.validate(source: "f")
+    }
+
+    @Test("the library's report carries the warnings fuse says, naming the profiles by name (it was left empty: they lived in the command-line target)")
+    func warningsInTheLibrary() throws {
+        let (flash, ambient) = pair()
+        let normal = try run(flash, ambient)
+        // The test flash profile has no shading map and no colorimetric uncertainty: both said.
+        #expect(normal.report.warnings.contains { $0.hasPrefix("note: flash profile 'test flash' has no shading map") }, "\(normal.report.warnings)")
+        #expect(normal.report.warnings.contains { $0.contains("flash profile 'test flash' has no colorimetricUncertainty") }, "\(normal.report.warnings)")
+        #expect(!normal.report.warnings.contains { $0.contains("flash light") }, "\(normal.report.warnings)")
+        // The frames swapped: no pixel measured flash light, and the report says so.
+        let swapped = try run(ambient, flash)
+        #expect(swapped.report.warnings.contains { $0.hasPrefix("warning: ") && $0.contains("flash light") }, "\(swapped.report.warnings)")
+    }
+
     @Test("a report written as fuse writes it reads back equal, an infinite residual included (a default encoder threw on it), and one written before `warnings` existed still reads")
     func reportRoundTrip() throws {
         // Featureless frames: nothing to register, the residual is infinite.

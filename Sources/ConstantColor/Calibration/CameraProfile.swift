@@ -40,27 +40,15 @@ public struct CameraProfile: Sendable, Equatable {
         name = try r.optionalString("name") ?? "unnamed camera"
         blackLevel = try r.number("blackLevel")
         whiteLevel = try r.number("whiteLevel")
-        guard blackLevel >= 0 else {
-            throw JSONFileError.invalidValue(file: file, key: "blackLevel", expected: "a non-negative code value")
-        }
-        guard whiteLevel > blackLevel else {
-            throw JSONFileError.invalidValue(file: file, key: "whiteLevel", expected: "greater than blackLevel")
+        if let (key, expected) = Self.levelProblem(blackLevel: blackLevel, whiteLevel: whiteLevel) {
+            throw JSONFileError.invalidValue(file: file, key: key, expected: expected)
         }
         let n = try r.object("noise")
         noise = NoiseModel(readNoiseDN: try n.number("readNoiseDN"),
                            gainElectronsPerDN: try n.number("gainElectronsPerDN"),
                            referenceISO: try n.optionalNumber("referenceISO") ?? 100)
-        guard noise.readNoiseDN >= 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.readNoiseDN", expected: "non-negative") }
-        guard noise.gainElectronsPerDN > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.gainElectronsPerDN", expected: "positive") }
-        guard noise.referenceISO > 0 else { throw JSONFileError.invalidValue(file: file, key: "noise.referenceISO", expected: "positive") }
-        // Noise as large as the whole range between black and white is no sensor's: every frame would
-        // read as noise alone (read noise 1e6 DN, or a gain given in DN/e⁻ a million times off).
-        let range = whiteLevel - blackLevel
-        let sigmaAtWhite = (noise.readNoiseDN * noise.readNoiseDN + range / noise.gainElectronsPerDN).squareRoot()
-        guard sigmaAtWhite < range else {
-            throw JSONFileError.invalidValue(file: file, key: noise.readNoiseDN >= range ? "noise.readNoiseDN" : "noise.gainElectronsPerDN",
-                                             expected: String(format: "a noise model whose noise at the white level is below the range between black and white (%.6g DN); ", range)
-                                                + String(format: "with read noise %.6g DN and gain %.6g e⁻/DN it is %.6g DN", noise.readNoiseDN, noise.gainElectronsPerDN, sigmaAtWhite))
+        if let (key, expected) = Self.noiseProblem(noise, blackLevel: blackLevel, whiteLevel: whiteLevel) {
+            throw JSONFileError.invalidValue(file: file, key: key, expected: expected)
         }
         if n.members["correlation"] != nil {
             let c = try n.object("correlation")
@@ -78,6 +66,47 @@ public struct CameraProfile: Sendable, Equatable {
         spectralSensitivity = try r.optionalSpectralTable("spectralSensitivity", columns: ["red", "green", "blue"])
         metadata = try r.optionalMembers("metadata")
         extra = r.unknownMembers(known: Self.knownKeys)
+    }
+
+    /// Throws `JSONFileError.invalidValue`, naming the key, for a profile that contradicts itself as
+    /// `init(json:file:)` refuses it: levels that are not numbers with white above black ≥ 0, a noise
+    /// model without a positive gain and ISO and a read noise ≥ 0, or whose noise at the white level
+    /// exceeds the range between black and white, correlation factors under 1. `source` names the
+    /// profile in the message (a profile built in code has no file). `FusionPipeline.run` calls it.
+    public func validate(source: String) throws {
+        if let (key, expected) = Self.levelProblem(blackLevel: blackLevel, whiteLevel: whiteLevel)
+            ?? Self.noiseProblem(noise, blackLevel: blackLevel, whiteLevel: whiteLevel) {
+            throw JSONFileError.invalidValue(file: source, key: key, expected: expected)
+        }
+        let c = noise.correlation
+        for (key, v) in [("blockFactor", c.blockFactor), ("areaFactor", c.areaFactor)] where !(v.min() >= 1 && v.max().isFinite) {
+            throw JSONFileError.invalidValue(file: source, key: "noise.correlation." + key,
+                                             expected: "three numbers of at least 1 (1 = independent pixels)")
+        }
+    }
+
+    /// The key and what it must be where the levels are not a black ≥ 0 below a white, or nil.
+    static func levelProblem(blackLevel: Double, whiteLevel: Double) -> (key: String, expected: String)? {
+        guard blackLevel >= 0 && blackLevel.isFinite else { return ("blackLevel", "a non-negative code value") }
+        guard whiteLevel > blackLevel && whiteLevel.isFinite else { return ("whiteLevel", "greater than blackLevel") }
+        return nil
+    }
+
+    /// The key and what it must be where `noise` is no sensor's between these levels, or nil.
+    static func noiseProblem(_ noise: NoiseModel, blackLevel: Double, whiteLevel: Double) -> (key: String, expected: String)? {
+        guard noise.readNoiseDN >= 0 && noise.readNoiseDN.isFinite else { return ("noise.readNoiseDN", "non-negative") }
+        guard noise.gainElectronsPerDN > 0 && noise.gainElectronsPerDN.isFinite else { return ("noise.gainElectronsPerDN", "positive") }
+        guard noise.referenceISO > 0 && noise.referenceISO.isFinite else { return ("noise.referenceISO", "positive") }
+        // Noise as large as the whole range between black and white is no sensor's: every frame would
+        // read as noise alone (read noise 1e6 DN, or a gain given in DN/e⁻ a million times off).
+        let range = whiteLevel - blackLevel
+        let sigmaAtWhite = (noise.readNoiseDN * noise.readNoiseDN + range / noise.gainElectronsPerDN).squareRoot()
+        guard sigmaAtWhite < range else {
+            return (noise.readNoiseDN >= range ? "noise.readNoiseDN" : "noise.gainElectronsPerDN",
+                    String(format: "a noise model whose noise at the white level is below the range between black and white (%.6g DN); ", range)
+                        + String(format: "with read noise %.6g DN and gain %.6g e⁻/DN it is %.6g DN", noise.readNoiseDN, noise.gainElectronsPerDN, sigmaAtWhite))
+        }
+        return nil
     }
 
     /// Reads a profile file.

@@ -51,16 +51,10 @@ public struct FlashProfile: Sendable, Equatable {
             throw JSONFileError.invalidValue(file: file, key: "kind", expected: "\"flash\" (this is a \(kind) profile)")
         }
         let w = try r.numbers("whiteCameraRGB", count: 3)
-        guard w.allSatisfy({ $0 > 0 }) else {
-            throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: "three positive numbers")
-        }
         if let problem = Self.whiteProblem(SIMD3(w[0], w[1], w[2])) {
             throw JSONFileError.invalidValue(file: file, key: "whiteCameraRGB", expected: problem)
         }
         let matrix = try r.matrix3("matrixToXYZD65")
-        guard matrix.inverse != nil else {
-            throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: "an invertible matrix")
-        }
         if let problem = Self.matrixProblem(matrix) {
             throw JSONFileError.invalidValue(file: file, key: "matrixToXYZD65", expected: problem)
         }
@@ -82,8 +76,25 @@ public struct FlashProfile: Sendable, Equatable {
     /// blue 0.4–0.9 of green); beyond it a channel is not seeing the flash, or a value lost its scale.
     public static let whiteChannelRatioLimit = 50.0
 
+    /// Throws `JSONFileError.invalidValue`, naming the key, for a profile that contradicts itself as
+    /// `init(json:file:)` refuses it: a white that is not three positive numbers within
+    /// `whiteChannelRatioLimit` of green, a matrix that is not invertible, does not map the white to
+    /// D65's or collapses colours (`matrixConditionLimit`). `source` names the profile in the message
+    /// (a profile built in code has no file). `FusionPipeline.run` calls it.
+    public func validate(source: String) throws {
+        if let problem = Self.whiteProblem(whiteCameraRGB) {
+            throw JSONFileError.invalidValue(file: source, key: "whiteCameraRGB", expected: problem)
+        }
+        if let problem = Self.matrixProblem(matrixToXYZD65) {
+            throw JSONFileError.invalidValue(file: source, key: "matrixToXYZD65", expected: problem)
+        }
+    }
+
     /// Why `white` (camera RGB, any scale) is no flash's white, or nil.
     static func whiteProblem(_ white: SIMD3<Double>) -> String? {
+        guard white.x > 0, white.y > 0, white.z > 0, white.x.isFinite, white.y.isFinite, white.z.isFinite else {
+            return "three positive numbers"
+        }
         let ratios = white / white.y
         guard ratios.x.isFinite, ratios.z.isFinite,
               [ratios.x, ratios.z].allSatisfy({ $0 <= whiteChannelRatioLimit && $0 >= 1 / whiteChannelRatioLimit }) else {
@@ -106,6 +117,7 @@ public struct FlashProfile: Sendable, Equatable {
 
     /// Why `matrix` cannot map flash-white-balanced camera RGB to XYZ with the D65 white (SPEC 4.1), or nil.
     static func matrixProblem(_ matrix: Matrix3) -> String? {
+        guard matrix.rows.joined().allSatisfy(\.isFinite), matrix.inverse != nil else { return "an invertible matrix" }
         let white = matrix * SIMD3<Double>(1, 1, 1)
         guard white.x.isFinite, white.y.isFinite, white.z.isFinite, white.y >= 1e-3, white.y <= 1e3 else {
             return "a matrix that maps the flash white (1, 1, 1) to the D65 white at Y = 1 "

@@ -191,6 +191,9 @@ public enum FusionPipeline {
     public static func run(flash: consuming RawFrame, ambient: consuming RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
                            options: FusionOptions = FusionOptions()) throws -> FusionResult {
         try checkInputs(flash: flash, ambient: ambient, flashProfile: flashProfile, options: options)
+        // Profiles built in code are checked as profile files are when read.
+        try camera.validate(source: "camera profile '\(camera.name)'")
+        try flashProfile.validate(source: "flash profile '\(flashProfile.name)'")
         var timings = StageTimer()
 
         let width = flash.image.width, height = flash.image.height
@@ -351,10 +354,16 @@ public enum FusionPipeline {
             .init(structure: $0.structure, neighbourStructure: $0.neighbourStructure,
                   ambientScale: [$0.ambientScale.x, $0.ambientScale.y, $0.ambientScale.z], brightExcess: $0.brightExcess, noFlashLight: noFlashLight)
         }
-        return FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
-                            measurementConfidence: confidence,
-                            fallback16: fallback16, report: report, registration: registration,
-                            ambientRatio: ratio, pixelFlags: D.flags)
+        var result = FusionResult(rendered16: rendered16, linear: linear, confidence: colorConfidence,
+                                  measurementConfidence: confidence,
+                                  fallback16: fallback16, report: report, registration: registration,
+                                  ambientRatio: ratio, pixelFlags: D.flags)
+        // The warnings, the profiles named by name (`fuse` says its own, naming the files).
+        let cameraLabel = "camera profile '\(camera.name)'", flashLabel = "flash profile '\(flashProfile.name)'"
+        result.report.warnings = ProfileWarnings.lines(camera: camera, cameraPath: cameraLabel, flash: flashProfile, flashPath: flashLabel,
+                                                       countColorimetricUncertainty: options.countColorimetricUncertainty)
+            + FusionWarnings.lines(result, cameraPath: cameraLabel, blackLevel: camera.blackLevel, whiteLevel: camera.whiteLevel)
+        return result
     }
 }
 

@@ -38,8 +38,9 @@ public struct FusionReport: Sendable, Codable {
     /// The warnings and notes said about the run on standard error, one line each as said ("warning:
     /// …", "note: …"): what may make the colours or the confidence wrong although the run succeeded
     /// (profiles of another camera, exposure tags the images contradict, a noise model that
-    /// understates the frames' noise, …). Empty when nothing was said. The pipeline leaves it empty;
-    /// `fuse` fills it.
+    /// understates the frames' noise, …). Empty when nothing was said. `FusionPipeline.run` fills it
+    /// from `ProfileWarnings` and `FusionWarnings`, naming the profiles by name; `fuse` writes the
+    /// lines it said, which name the files and add the frames' own (EXIF, orientation, focal length).
     public var warnings: [String] = []
 
     /// What `rendering.exposureSource` names.

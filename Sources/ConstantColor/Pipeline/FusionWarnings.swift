@@ -1,16 +1,18 @@
-import ConstantColor
+import Foundation
 
-/// Warnings about a fused pair whose result is computed but may be wrong or unmeasured: printed by
-/// `fuse` after the pipeline (what it measured says the inputs are not what the profiles describe).
-enum FusionWarnings {
+/// Warnings about a fused pair whose result is computed but may be wrong or unmeasured (what the
+/// pipeline measured says the inputs are not what the profiles describe): `FusionPipeline.run` puts
+/// them in the report's `warnings`, naming the profiles by name; `fuse` says them naming the files.
+public enum FusionWarnings {
     /// Registration residual above which the frames may not show the same scene alike: 0.12–0.30
     /// on the fixtures' pairs (lighting differs between the frames, most at 10 lux), 0.53–0.71 on an
     /// ambient frame rotated by 180°.
-    static let mismatchedFramesResidual = 0.5
+    public static let mismatchedFramesResidual = 0.5
 
     /// One line per problem, in the order a user can act on them: the noise model, the frames'
     /// channel scales, their exposure tags, their levels, what was measured, the registration.
-    static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double, whiteLevel: Double) -> [String] {
+    /// `cameraPath` names the camera profile in them (its file, or a name), with its levels.
+    public static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double, whiteLevel: Double) -> [String] {
         var lines: [String] = []
         let clipped = result.report.clippedFraction
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {
