@@ -4,7 +4,7 @@ import Dispatch
 /// passes (counting flags, sampling for a median) were a tenth of the pipeline's wall time at 12 MP.
 
 /// Number of bytes of `bytes` that have any bit of `mask` set, eight bytes at a time in parallel bands.
-public func countBytes(_ bytes: [UInt8], withAnyBitOf mask: UInt8) -> Int {
+package func countBytes(_ bytes: [UInt8], withAnyBitOf mask: UInt8) -> Int {
     let n = bytes.count
     guard n > 0 else { return 0 }
     let words = n / 8
@@ -37,7 +37,7 @@ public func countBytes(_ bytes: [UInt8], withAnyBitOf mask: UInt8) -> Int {
 
 /// Runs `body` on row bands of `0..<rowCount` in parallel, each appending to its own array, and
 /// returns the arrays joined in row order (the same result whatever the number of bands).
-public func collectInRowBands<T>(rowCount: Int, _ body: (Range<Int>, inout [T]) -> Void) -> [T] {
+package func collectInRowBands<T>(rowCount: Int, _ body: (Range<Int>, inout [T]) -> Void) -> [T] {
     let bands = rowBands(rowCount: rowCount)
     var parts = [[T]](repeating: [], count: bands.count)
     parts.withUnsafeMutableBufferPointer { buffer in

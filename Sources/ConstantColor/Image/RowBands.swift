@@ -8,7 +8,7 @@ import Dispatch
 /// the pass. On the 12 MP bench pair, 8 bands per core against 1: wall median 1.27 against 1.33 s,
 /// faster in 7 of 10 alternating runs on the shared 2-core machine, outputs identical. Small
 /// images run on the calling thread.
-public func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
+package func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
                            _ body: (Range<Int>) -> Void) {
     let bands = rowBands(rowCount: rowCount, minimumRowsPerBand: minimumRowsPerBand)
     if bands.count == 1 {
@@ -22,21 +22,21 @@ public func forEachRowBand(rowCount: Int, minimumRowsPerBand: Int = 16,
 }
 
 /// Bands per core of `rowBands` by default (see `forEachRowBand`).
-public let defaultBandsPerCore = 8
+package let defaultBandsPerCore = 8
 
 /// The bands `forEachRowBand` splits `0..<rowCount` into: at most `bandsPerCore` per core, each
 /// at least `minimumRowsPerBand` rows (one band for small counts), in order. (A pass whose bands
 /// each redo work at their edges, as the box filter's, asks for one per core.)
-public func rowBands(rowCount: Int, minimumRowsPerBand: Int = 16, bandsPerCore: Int = defaultBandsPerCore) -> [Range<Int>] {
+package func rowBands(rowCount: Int, minimumRowsPerBand: Int = 16, bandsPerCore: Int = defaultBandsPerCore) -> [Range<Int>] {
     let limit = max(1, ProcessInfoCores.activeProcessorCount) * max(1, bandsPerCore)
     let bands = max(1, min(limit, rowCount / max(1, minimumRowsPerBand)))
     return (0..<bands).map { (rowCount * $0 / bands)..<(rowCount * ($0 + 1) / bands) }
 }
 
 /// Number of cores, read once.
-public enum ProcessInfoCores {
+package enum ProcessInfoCores {
     /// The active processor count of this process's machine.
-    public static let activeProcessorCount: Int = {
+    package static let activeProcessorCount: Int = {
         #if canImport(Glibc)
         return Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         #else
@@ -53,24 +53,24 @@ import Glibc
 ///
 /// Invariant (audited at each use): the closures and buffers it carries are only used to write
 /// disjoint row bands of their outputs, and inputs are not mutated while the bands run.
-public struct UncheckedSendableBox<T>: @unchecked Sendable {
+package struct UncheckedSendableBox<T>: @unchecked Sendable {
     /// The carried value.
-    public let value: T
+    package let value: T
     /// Wraps `value`.
-    public init(_ value: T) { self.value = value }
+    package init(_ value: T) { self.value = value }
 }
 
 /// A mutable pointer to a buffer that parallel row bands write to, each its own rows only.
 ///
 /// Invariant: the bands given to `forEachRowBand` never overlap, so no two threads write the
 /// same element, and the buffer outlives the parallel call.
-public struct SharedMutableBuffer<Element>: @unchecked Sendable {
+package struct SharedMutableBuffer<Element>: @unchecked Sendable {
     /// Base address of the buffer.
-    public let base: UnsafeMutablePointer<Element>
+    package let base: UnsafeMutablePointer<Element>
     /// Number of elements.
-    public let count: Int
+    package let count: Int
     /// Wraps a buffer pointer.
-    public init(_ buffer: UnsafeMutableBufferPointer<Element>) {
+    package init(_ buffer: UnsafeMutableBufferPointer<Element>) {
         base = buffer.baseAddress!
         count = buffer.count
     }
