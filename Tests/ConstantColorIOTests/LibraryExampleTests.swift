@@ -45,5 +45,15 @@ struct LibraryExampleTests {
         let written = try TIFFReader.read(path: out("out.tif"))
         #expect(written.bitsPerSample == 16 && written.image == result.rendered16 && written.iccProfile == icc)
         #expect(try TIFFReader.read(path: out("confidence.tif")).image == result.confidence)
+        // The exposure given as settings instead of text: the same frame, the settings kept to the bit.
+        let settings = flash.frame.exposure
+        let given = try InputFrame.load(path: pair + "flash.tif", role: .flash, exposure: settings, linearizeICC: false)
+        #expect(given.frame.exposure == settings && given.frame.image == flash.frame.image)
+        let odd = ExposureSettings(exposureTimeSeconds: 1.0 / 79, fNumber: 2.8, isoSpeed: 125)
+        #expect(try InputFrame.load(path: pair + "flash.tif", role: .flash, exposure: odd, linearizeICC: false).frame.exposure == odd)
+        #expect(throws: (any Error).self) {
+            try InputFrame.load(path: pair + "flash.tif", role: .flash, exposure: ExposureSettings(exposureTimeSeconds: 0, fNumber: 2.8, isoSpeed: 100),
+                                linearizeICC: false)
+        }
     }
 }

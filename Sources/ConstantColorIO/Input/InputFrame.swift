@@ -50,6 +50,17 @@ public struct InputFrame: Sendable {
     /// The file's FocalLength (EXIF 37386), mm, where it has one.
     public var focalLengthMillimetres: Double? = nil
 
+    /// `load(path:role:exposureOverride:linearizeICC:whiteLevel:overrideHint:)` (below) with the
+    /// exposure given as settings (an app's own record of the capture) instead of `T,N,ISO` text;
+    /// EXIF is then not read for it. The settings are checked as the text is.
+    public static func load(path: String, role: FrameRole, exposure: ExposureSettings, linearizeICC: Bool,
+                            whiteLevel: (level: Double, source: String)? = nil) throws -> InputFrame {
+        // (A Double's description is its shortest exact form: the text parses back to the same settings.)
+        try load(path: path, role: role, exposureOverride: "\(exposure.exposureTimeSeconds),\(exposure.fNumber),\(exposure.isoSpeed)",
+                 linearizeICC: linearizeICC, whiteLevel: whiteLevel)
+    }
+
+
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
     ///
     /// - Exposure: `exposureOverride` (`T,N,ISO`) when given, else the file's EXIF tags (33434,
