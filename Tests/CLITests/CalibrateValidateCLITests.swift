@@ -400,6 +400,23 @@ struct CalibrateValidateCLITests {
         let oneSet = try JSONValue.read(path: dir.appendingPathComponent("one.json").path).object?["set"]?.object ?? [:]
         #expect(oneSet["repeatabilityMeanDeltaE2000"] == .null && oneSet["varianceReduction"] == .null)
         #expect(!one.stderr.contains("warning"), "\(one.stderr)")
+        // Each condition's JSON holds what fuse would warn about its pair: nothing here; a camera
+        // profile whose gain is 16× too high (noise understated) is named in the residuals' warning.
+        let oneConditions = try #require(JSONValue.read(path: dir.appendingPathComponent("one.json").path).object?["conditions"]?.array)
+        #expect(oneConditions.first?.object?["warnings"]?.array?.isEmpty == true, "\(oneConditions.first?.object?["warnings"] ?? .null)")
+        var gain = try CameraProfile(path: Self.root + "/calibration/synthetic-nikon5100.camera.json")
+        gain.noise.gainElectronsPerDN *= 16
+        let gainPath = dir.appendingPathComponent("gain.json").path
+        try gain.json.encodedData(file: "camera").write(to: URL(fileURLWithPath: gainPath))
+        let noisy = dir.appendingPathComponent("noisy")
+        try FileManager.default.copyItem(atPath: Self.root + "/fixtures/colorchecker/200lux-4000K-on", toPath: noisy.appendingPathComponent("c").path)
+        let understated = try CLI.run(["validate", noisy.path, "--camera", gainPath, "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json",
+                                       "--json", dir.appendingPathComponent("noisy.json").path])
+        #expect(understated.status != 2, "\(understated.stderr)")
+        let noisyConditions = try #require(JSONValue.read(path: dir.appendingPathComponent("noisy.json").path).object?["conditions"]?.array)
+        let noisyWarnings = noisyConditions.first?.object?["warnings"]?.array?.compactMap(\.string) ?? []
+        #expect(noisyWarnings.contains { $0.hasPrefix("warning: the ambient edges' residuals are") && $0.contains("gain.json's noise model predicts") },
+                "\(noisyWarnings)")
         // A flash profile calibrated for another camera: validate warns as fuse does, and still runs.
         let mismatched = try CLI.run(["validate", single.path, "--camera", Self.root + "/calibration/synthetic-sigma-sdmerill.camera.json",
                                       "--flash", Self.root + "/calibration/synthetic-phosphor-led-yag.flash.json"])

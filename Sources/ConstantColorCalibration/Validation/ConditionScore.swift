@@ -60,6 +60,9 @@ public struct ConditionScore: Sendable {
     public var flashClippedFraction: [Double] = []
     /// Per patch: the part of `clippedFraction` whose ambient sample is clipped or missing (empty: no flags).
     public var ambientClippedFraction: [Double] = []
+    /// What the fusion of the pair measured that `fuse` would warn about (`FusionWarnings`: exposure
+    /// tags the images contradict, a noise model that understates the frames' noise, …), one line each.
+    public var fusionWarnings: [String] = []
 
     /// Whether patch `i` is covered by another material in the output.
     public func isOccludedInOutput(_ i: Int) -> Bool { i < occludedInOutput.count && occludedInOutput[i] }
@@ -132,6 +135,7 @@ public struct ConditionScore: Sendable {
         if let lux = ambientLux { o["ambientLux"] = .number(lux) }
         if let h = honesty { o["confidenceHonesty"] = h.json }
         if let r = exposureRatio { o["ambientToFlashRatio"] = r.json }
+        o["warnings"] = .array(fusionWarnings.map { .string($0) })
         return .object(o)
     }
 }

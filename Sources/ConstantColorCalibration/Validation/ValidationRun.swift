@@ -218,7 +218,7 @@ public enum ValidationRun {
     /// `countColorimetricUncertainty`: see `FusionOptions.countColorimetricUncertainty`.
     /// The frames are read as `fuse` reads them (`InputFrame.load`: a non-linear ICC profile refused
     /// unless `linearizeICC`, the exposure from EXIF alone); `warn` hears each frame's warnings as it
-    /// is read, and `cameraSource` names where the camera profile's white level comes from in them.
+    /// is read, and `cameraSource` names the camera profile in them and in the condition's `fusionWarnings`.
     public static func score(folder: String, camera: CameraProfile, flash: FlashProfile,
                              countColorimetricUncertainty: Bool = true, linearizeICC: Bool = false,
                              cameraSource: String = "the camera profile",
@@ -280,6 +280,9 @@ public enum ValidationRun {
         }
         score.honesty = try honesty(truth: truth, truthPath: truthPath, folder: folder, linearXYZ: result.linear!,
                                     confidence: result.confidence, flashLabels: masks.flash)
+        // What fuse would warn about this pair, naming the camera profile as given.
+        score.fusionWarnings = FusionWarnings.lines(result, cameraPath: cameraSource,
+                                                    blackLevel: camera.blackLevel, whiteLevel: camera.whiteLevel)
         let ratios = ExposureRatioScore.truth(in: truth)
         score.exposureRatio = ExposureRatioScore(
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
