@@ -111,11 +111,6 @@ struct CalibrateChart: ParsableCommand {
             let loaded = try InputFrame.load(path: path, role: .ambient, exposureOverride: ambientExposure, linearizeICC: linearizeIcc,
                                               whiteLevel: whiteSource)
             try Self.requireShownAsStored(loaded.orientation, path: path)
-            // Another size is another view: said with the ambient file's name and both sizes.
-            let a = loaded.frame.image, c = frame.image
-            if a.width != c.width || a.height != c.height || a.channelCount != c.channelCount {
-                throw CLIError(file: path, problem: "the ambient frame is \(a.width)x\(a.height)x\(a.channelCount) (width x height x channels) but the capture \(capture) is \(c.width)x\(c.height)x\(c.channelCount); it must be the same chart's, camera unmoved")
-            }
             ambientFrame = loaded.frame
             frameWarnings += loaded.warnings
         }
@@ -153,7 +148,7 @@ struct CalibrateChart: ParsableCommand {
             capture: frame.image, ambient: ambientFrame?.image,
             ambientToCaptureScale: ambientFrame.map { frame.exposure.radiometricScale / $0.exposure.radiometricScale } ?? 1,
             blackLevel: black, whiteLevel: white, iso: frame.exposure.isoSpeed, chart: description,
-            darkFrame: darkFrame, file: capture)
+            darkFrame: darkFrame, file: capture, ambientFile: ambient)
         guard var noise = calibration.noise, let ptc = calibration.photonTransfer else {
             throw ChartCalibrationError.noiseFit(file: capture, varianceFalls: calibration.varianceFallsWithSignal)
         }

@@ -28,10 +28,11 @@ struct FusionCommandOptions: ParsableArguments {
         guard model == "auto" || MotionModel(rawValue: model) != nil else {
             throw ValidationError("--model must be auto, translation, rigid, similarity or homography")
         }
-        guard threshold >= 0 && threshold <= 1 else { throw ValidationError("--threshold must be in [0, 1]") }
+        guard FusionOptions.thresholdRange.contains(threshold) else { throw ValidationError("--threshold must be in [0, 1]") }
         guard ["estimate", "metadata"].contains(exposureRatio) else { throw ValidationError("--exposure-ratio must be estimate or metadata") }
-        // (Beyond 1e20 the linear output of an ordinary exposure is no longer finite in 32-bit float.)
-        if let s = outputScale, !(s >= 1e-30 && s <= 1e20) { throw ValidationError("--output-scale must be a positive number from 1e-30 to 1e20") }
+        if let s = outputScale, !FusionOptions.outputScaleRange.contains(s) {
+            throw ValidationError("--output-scale must be a positive number from 1e-30 to 1e20")
+        }
     }
 
     /// Refuses `--linear-space` without the linear output it describes (`producesLinear`): it was ignored.

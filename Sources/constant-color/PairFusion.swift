@@ -130,7 +130,8 @@ enum PairFusion {
         options.produceLinear = pair.linear != nil
         // Nothing is said before the pair is known to be one the pipeline can process.
         do {
-            try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, flashProfile: setup.flashProfile, options: options)
+            try FusionPipeline.checkInputs(flash: flashFrame, ambient: ambientFrame, camera: setup.cameraProfile,
+                                           flashProfile: setup.flashProfile, options: options)
         } catch let error as FusionError {
             // The shading map's aspect is the flash profile's problem: named with its file.
             guard case .shadingAspect = error else { throw error }

@@ -123,17 +123,14 @@ struct ValidateCommand: ParsableCommand {
         if maxRatioError != nil && truth.trueRatioCount == 0 {
             throw CLIError(file: directory, problem: "--max-ratio-error cannot be checked: no condition's truth.json has the true exposure ratio (exposure.trueAmbientToFlashRatio)")
         }
-        // The profiles' notes once the set, the outputs and the first condition's frames are known
-        // good (said before the first line that follows them): a run refused by then prints its one
-        // error line alone.
-        var notes = [profiles.sourceLine].compactMap { $0 }
+        // The profiles' notes, and the first condition's frame warnings, once the set, the outputs and
+        // the first condition are known good: a run refused by then prints its one error line alone.
+        var held: [String]? = [profiles.sourceLine].compactMap { $0 }
             + ProfileWarnings.lines(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash,
                                     countColorimetricUncertainty: colorimetricUncertainty)
             + truth.deviceMismatchWarnings(camera: cameraProfile, cameraPath: camera, flash: flashProfile, flashPath: flash)
         func say(_ line: String) {
-            for note in notes { progress.say(note) }
-            notes = []
-            progress.say(line)
+            if held != nil { held!.append(line) } else { progress.say(line) }
         }
         var scores: [ConditionScore] = []
         for (k, folder) in folders.enumerated() {
@@ -143,6 +140,8 @@ struct ValidateCommand: ParsableCommand {
                                             countColorimetricUncertainty: colorimetricUncertainty, linearizeICC: linearizeIcc,
                                             cameraSource: camera, warn: say)
             scores.append(s)
+            for line in held ?? [] { progress.say(line) }
+            held = nil
             say(String(format: "[%d/%d] %@: ΔE00 mean %.2f, patch confidence %.3f, %@ (%.2f s)", k + 1, folders.count,
                                 s.name, s.meanDeltaE2000, s.meanPatchConfidence, s.decision.rawValue, Date().timeIntervalSince(start)))
         }

@@ -58,11 +58,20 @@ struct LibraryDoorTests {
         #expect(normalized.clipped[i] & LinearFrame.belowFloor != 0 && normalized.clipped[i + 1] & LinearFrame.belowFloor != 0)
         #expect(normalized.clipped[i + 2] == 0 && normalized.image.samples.allSatisfy(\.isFinite))
         // The scalar tail of a row band too (the last pixels, past the last whole vector).
-        var tail = pair().flash
+        var narrow = SyntheticScene()
+        narrow.width = 163  // (a row of 163 leaves 3 pixels past the last whole vector of 8)
+        var tail = narrow.render(flashGain: 3e6, ambient: .zero, exposure: exposure, seed: 3)
         tail[tail.width - 1, tail.height - 1, 2] = .nan
+        tail[tail.width - 2, tail.height - 1, 0] = .infinity
         let tailNormalized = ExposureNormalization.normalize(raw: tail, exposure: exposure, camera: SyntheticScene.camera)
         #expect(tailNormalized.notANumberCount == 1 && tailNormalized.image.samples.allSatisfy(\.isFinite))
         #expect(tailNormalized.clipped[tail.pixelCount - 1] & LinearFrame.belowFloor != 0)
+        #expect(tailNormalized.clipped[tail.pixelCount - 2] == LinearFrame.clippedAtWhite)
+        // The pixel taken at the floor, as a sample far below black is.
+        var floored = narrow.render(flashGain: 3e6, ambient: .zero, exposure: exposure, seed: 3)
+        floored[tail.width - 1, tail.height - 1, 2] = -1e30
+        let flooredNormalized = ExposureNormalization.normalize(raw: floored, exposure: exposure, camera: SyntheticScene.camera)
+        #expect(tailNormalized.image[tail.width - 1, tail.height - 1, 2] == flooredNormalized.image[tail.width - 1, tail.height - 1, 2])
         #expect(throws: FusionError.notANumber(name: "flash", count: 2)) { try run(flash, ambient) }
         ambient[0, 0, 2] = .nan
         #expect(throws: FusionError.notANumber(name: "ambient", count: 1)) { try run(pair().flash, ambient) }
@@ -134,8 +143,8 @@ struct LibraryDoorTests {
         let (flash, ambient) = pair()
         let normal = try run(flash, ambient)
         // The test flash profile has no shading map and no colorimetric uncertainty: both said.
-        #expect(normal.report.warnings.contains { $0.hasPrefix("note: flash profile 'test flash' has no shading map") }, "\(normal.report.warnings)")
-        #expect(normal.report.warnings.contains { $0.contains("flash profile 'test flash' has no colorimetricUncertainty") }, "\(normal.report.warnings)")
+        #expect(normal.report.warnings.contains { $0.hasPrefix("note: the flash profile 'test flash' has no shading map") }, "\(normal.report.warnings)")
+        #expect(normal.report.warnings.contains { $0.contains("the flash profile 'test flash' has no colorimetricUncertainty") }, "\(normal.report.warnings)")
         #expect(!normal.report.warnings.contains { $0.contains("flash light") }, "\(normal.report.warnings)")
         // The frames swapped: no pixel measured flash light, and the report says so.
         let swapped = try run(ambient, flash)

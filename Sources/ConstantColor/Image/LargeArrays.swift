@@ -9,12 +9,12 @@
 
 /// A large array whose elements are left unset (for kernels that write every element before
 /// anything reads one): no pass writes zeros that the kernel then overwrites.
-@inlinable public func uninitializedLargeArray<T: BitwiseCopyable>(_: T.Type = T.self, count: Int) -> [T] {
+@inlinable package func uninitializedLargeArray<T: BitwiseCopyable>(_: T.Type = T.self, count: Int) -> [T] {
     [T](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
 }
 
 /// A large array filled with `value`.
-@inlinable public func largeArray<T: BitwiseCopyable>(repeating value: T, count: Int) -> [T] {
+@inlinable package func largeArray<T: BitwiseCopyable>(repeating value: T, count: Int) -> [T] {
     [T](unsafeUninitializedCapacity: count) { buffer, initialized in
         if count > 0 { buffer.baseAddress!.initialize(repeating: value, count: count) }
         initialized = count
@@ -27,7 +27,7 @@
 /// one: at 12 MP every fresh 48 MB plane costs its page faults and the kernel's zeroing again,
 /// reuse costs nothing. The storage is reused in place only when the caller hands over its only
 /// reference (`consuming`); a shared array is copied first, as any mutation of one is.
-@inlinable public func recycledLargeArray<T: BitwiseCopyable>(_ storage: consuming [T], count: Int, zero: T) -> [T] {
+@inlinable package func recycledLargeArray<T: BitwiseCopyable>(_ storage: consuming [T], count: Int, zero: T) -> [T] {
     guard count > 0, storage.capacity >= count else { return uninitializedLargeArray(count: count) }
     var array = consume storage
     if array.count > count {

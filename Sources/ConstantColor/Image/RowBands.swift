@@ -75,7 +75,7 @@ package struct SharedMutableBuffer<Element>: @unchecked Sendable {
         count = buffer.count
     }
     /// Element `i`.
-    @inlinable public subscript(i: Int) -> Element {
+    @inlinable package subscript(i: Int) -> Element {
         get { base[i] }
         nonmutating set { base[i] = newValue }
     }

@@ -61,16 +61,25 @@ public struct FusionOptions: Sendable {
     /// Default options.
     public init() {}
 
-    /// Throws `FusionError.invalidOption` for a value the pipeline cannot use (the command line
-    /// refuses the same ones): a threshold outside [0, 1], an output scale that is not a positive
-    /// number from 1e-30 to 1e20 (beyond it the linear output is no longer finite), noise-reduction
-    /// windows or blocks under 1 sample, a regularization that is not a positive number.
+    /// The thresholds a decision can use.
+    public static let thresholdRange: ClosedRange<Double> = 0...1
+    /// The fixed output scales accepted: beyond 1e20 the linear output of an ordinary exposure is no
+    /// longer finite in 32-bit float.
+    public static let outputScaleRange: ClosedRange<Double> = 1e-30...1e20
+
+    /// Throws `FusionError` for a value the pipeline cannot use: a threshold outside
+    /// `thresholdRange` or an output scale outside `outputScaleRange` (the command line refuses the
+    /// same flags), a noise-reduction radius, block or wide radius under 1 or a regularization that
+    /// is not a positive number, an exposure-ratio uncertainty that is not a finite number ≥ 0.
     public func validate() throws {
         func refuse(_ name: String, _ value: Any, _ expected: String) -> FusionError {
             .invalidOption(name: name, value: "\(value)", expected: expected)
         }
-        guard threshold >= 0 && threshold <= 1 else { throw refuse("threshold", threshold, "in [0, 1]") }
-        if let s = outputScale, !(s >= 1e-30 && s <= 1e20) { throw refuse("outputScale", s, "a positive number from 1e-30 to 1e20") }
+        guard Self.thresholdRange.contains(threshold) else { throw refuse("threshold", threshold, "in [0, 1]") }
+        if let s = outputScale, !Self.outputScaleRange.contains(s) { throw refuse("outputScale", s, "a positive number from 1e-30 to 1e20") }
+        guard exposureRatioUncertainty.isFinite, exposureRatioUncertainty >= 0 else {
+            throw FusionError.invalidExposureRatioUncertainty(exposureRatioUncertainty)
+        }
         let n = noiseReduction
         guard n.radius >= 1 else { throw refuse("noiseReduction.radius", n.radius, "at least 1") }
         guard n.subsampling >= 1 else { throw refuse("noiseReduction.subsampling", n.subsampling, "at least 1") }
@@ -153,11 +162,19 @@ public struct FusionResult: Sendable {
 /// SPEC section 2 as one plain function: each stage in order, top to bottom.
 public enum FusionPipeline {
     /// Refuses a pair `run` cannot process, before any work: frames that are not three-channel, of
-    /// different sizes or under 32 pixels on a side; an exposure ratio uncertainty that is not a
-    /// finite number ≥ 0; a shading map of another aspect ratio; an exposure that is not positive and
-    /// finite. `run` calls it first; a caller that reports progress calls it before saying anything.
-    public static func checkInputs(flash: borrowing RawFrame, ambient: borrowing RawFrame, flashProfile: FlashProfile,
-                                   options: FusionOptions) throws {
+    /// different sizes or under 32 pixels on a side, or whose samples do not hold width × height × 3
+    /// values; options out of range (`FusionOptions.validate`); a camera profile (when given) or flash
+    /// profile that contradicts itself (`CameraProfile.validate`, `FlashProfile.validate`: levels,
+    /// noise model, white and matrix, as a profile file's are checked when read); a shading map of
+    /// another aspect ratio; an exposure that is not positive and finite. `run` calls it first; a
+    /// caller that reports progress calls it before saying anything. (Samples that are not numbers
+    /// are found by `run`'s first pass: `FusionError.notANumber`.)
+    public static func checkInputs(flash: borrowing RawFrame, ambient: borrowing RawFrame, camera: CameraProfile? = nil,
+                                   flashProfile: FlashProfile, options: FusionOptions) throws {
+        // Profiles built in code: their levels, noise model, white and matrix checked as a profile
+        // file's are when read.
+        try camera?.validate(source: "camera profile '\(camera!.name)'")
+        try flashProfile.validate(source: "flash profile '\(flashProfile.name)'")
         for (name, channels) in [(flash.name, flash.image.channelCount), (ambient.name, ambient.image.channelCount)]
         where channels != 3 {
             throw FusionError.notRGB(name: name, channels: channels)
@@ -174,9 +191,6 @@ public enum FusionPipeline {
         guard flash.image.width >= 32, flash.image.height >= 32 else {
             throw FusionError.tooSmall(name: flash.name, width: flash.image.width, height: flash.image.height)
         }
-        guard options.exposureRatioUncertainty.isFinite, options.exposureRatioUncertainty >= 0 else {
-            throw FusionError.invalidExposureRatioUncertainty(options.exposureRatioUncertainty)
-        }
         try options.validate()
         if let shading = flashProfile.shading, !shading.fits(width: flash.image.width, height: flash.image.height) {
             throw FusionError.shadingAspect(capture: shading.captureSize!, width: flash.image.width, height: flash.image.height)
@@ -190,10 +204,7 @@ public enum FusionPipeline {
     /// only references, normalization works in place instead of holding a second copy of each.
     public static func run(flash: consuming RawFrame, ambient: consuming RawFrame, camera: CameraProfile, flashProfile: FlashProfile,
                            options: FusionOptions = FusionOptions()) throws -> FusionResult {
-        try checkInputs(flash: flash, ambient: ambient, flashProfile: flashProfile, options: options)
-        // Profiles built in code are checked as profile files are when read.
-        try camera.validate(source: "camera profile '\(camera.name)'")
-        try flashProfile.validate(source: "flash profile '\(flashProfile.name)'")
+        try checkInputs(flash: flash, ambient: ambient, camera: camera, flashProfile: flashProfile, options: options)
         var timings = StageTimer()
 
         let width = flash.image.width, height = flash.image.height
@@ -358,8 +369,8 @@ public enum FusionPipeline {
                                   measurementConfidence: confidence,
                                   fallback16: fallback16, report: report, registration: registration,
                                   ambientRatio: ratio, pixelFlags: D.flags)
-        // The warnings, the profiles named by name (`fuse` says its own, naming the files).
-        let cameraLabel = "camera profile '\(camera.name)'", flashLabel = "flash profile '\(flashProfile.name)'"
+        // The warnings, the flash profile named by its name (`fuse` says its own, naming the files).
+        let cameraLabel = "the camera profile", flashLabel = "the flash profile '\(flashProfile.name)'"
         result.report.warnings = ProfileWarnings.lines(camera: camera, cameraPath: cameraLabel, flash: flashProfile, flashPath: flashLabel,
                                                        countColorimetricUncertainty: options.countColorimetricUncertainty)
             + FusionWarnings.lines(result, cameraPath: cameraLabel, blackLevel: camera.blackLevel, whiteLevel: camera.whiteLevel)

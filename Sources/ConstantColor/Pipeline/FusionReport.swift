@@ -35,12 +35,14 @@ public struct FusionReport: Sendable, Codable {
     public var timingsSeconds: [String: Double]
     /// Input and profile paths (`flash`, `ambient`, `camera`, `flashProfile`) and outputs.
     public var inputs: [String: String]
-    /// The warnings and notes said about the run on standard error, one line each as said ("warning:
-    /// …", "note: …"): what may make the colours or the confidence wrong although the run succeeded
-    /// (profiles of another camera, exposure tags the images contradict, a noise model that
-    /// understates the frames' noise, …). Empty when nothing was said. `FusionPipeline.run` fills it
-    /// from `ProfileWarnings` and `FusionWarnings`, naming the profiles by name; `fuse` writes the
-    /// lines it said, which name the files and add the frames' own (EXIF, orientation, focal length).
+    /// The warnings and notes about the run, one line each ("warning: …", "note: …"; what `fuse` says
+    /// on standard error): what may make the colours or the confidence wrong although the run
+    /// succeeded (profiles of another camera, exposure tags the images contradict, a noise model that
+    /// understates the frames' noise, …). Empty when there is none. `FusionPipeline.run` fills it,
+    /// naming the flash profile by its name; `fuse` writes the lines it said, which name the files and
+    /// add the frames' own (EXIF, orientation, focal length). The remedies they name are the command
+    /// line's options: `--flash-exposure`/`--ambient-exposure` are a `RawFrame`'s `exposure`,
+    /// `--exposure-ratio` is `FusionOptions.estimateAmbientRatio`.
     public var warnings: [String] = []
 
     /// What `rendering.exposureSource` names.
@@ -350,8 +352,8 @@ public struct FusionReport: Sendable, Codable {
 }
 
 extension FusionReport {
-    /// Decodes a report as `fuse --report` writes it (`jsonDecoder()`), also one written before
-    /// `colorConfidence` or `warnings` were added (absent: their defaults).
+    /// Decodes a report as `fuse --report` writes it (`jsonDecoder()`); `colorConfidence` and
+    /// `warnings` may be absent (their defaults), every other key of this version is required.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)

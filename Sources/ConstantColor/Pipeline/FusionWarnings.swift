@@ -2,17 +2,17 @@ import Foundation
 
 /// Warnings about a fused pair whose result is computed but may be wrong or unmeasured (what the
 /// pipeline measured says the inputs are not what the profiles describe): `FusionPipeline.run` puts
-/// them in the report's `warnings`, naming the profiles by name; `fuse` says them naming the files.
-public enum FusionWarnings {
+/// them in the report's `warnings`; `fuse` and `validate` say them naming the camera profile's file.
+package enum FusionWarnings {
     /// Registration residual above which the frames may not show the same scene alike: 0.12–0.30
     /// on the fixtures' pairs (lighting differs between the frames, most at 10 lux), 0.53–0.71 on an
     /// ambient frame rotated by 180°.
-    public static let mismatchedFramesResidual = 0.5
+    package static let mismatchedFramesResidual = 0.5
 
     /// One line per problem, in the order a user can act on them: the noise model, the frames'
     /// channel scales, their exposure tags, their levels, what was measured, the registration.
     /// `cameraPath` names the camera profile in them (its file, or a name), with its levels.
-    public static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double, whiteLevel: Double) -> [String] {
+    package static func lines(_ result: FusionResult, cameraPath: String, blackLevel: Double, whiteLevel: Double) -> [String] {
         var lines: [String] = []
         let clipped = result.report.clippedFraction
         if let scale = result.ambientRatio.edgeMisfitScale, scale > AmbientRatioEstimate.understatedNoiseMisfitScale {

@@ -1,12 +1,12 @@
 /// Warnings about a camera and flash profile pair that can be used but may give wrong colours or an
-/// incomplete confidence: in `FusionPipeline.run`'s report (the profiles named by name), and said by
-/// every command that fuses (`fuse`, `validate`; the profiles named by their files).
-public enum ProfileWarnings {
+/// incomplete confidence: in `FusionPipeline.run`'s report (the flash profile named by its name), and
+/// said by every command that fuses (`fuse`, `validate`; the profiles named by their files).
+package enum ProfileWarnings {
     /// One line per problem: the flash profile calibrated for another camera (its matrix and white
     /// are that camera's), no shading map (the flash's colour across the frame unmeasured), and no
     /// colorimetric uncertainty where the confidence is to count it.
-    public static func lines(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String,
-                             countColorimetricUncertainty: Bool) -> [String] {
+    package static func lines(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String,
+                              countColorimetricUncertainty: Bool) -> [String] {
         var lines = [cameraMismatch(camera: camera, cameraPath: cameraPath, flash: flash, flashPath: flashPath)].compactMap { $0 }
         // Said, not guessed: the flash's colour across the frame is a property of the flash and
         // lens, unknown until measured. A synthetic phosphor LED that loses 12 % of its blue band
@@ -28,7 +28,7 @@ public enum ProfileWarnings {
 
     /// The warning for a flash profile calibrated for another camera than `camera` (nil: the same,
     /// or not recorded); `calibrate flat-field` says it too, whose map is that camera's response.
-    public static func cameraMismatch(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String) -> String? {
+    package static func cameraMismatch(camera: CameraProfile, cameraPath: String, flash: FlashProfile, flashPath: String) -> String? {
         guard let expected = flash.cameraName, expected != camera.name else { return nil }
         return "warning: \(flashPath) was calibrated for camera '\(expected)', and \(cameraPath) is '\(camera.name)': its matrix and white are that camera's"
     }

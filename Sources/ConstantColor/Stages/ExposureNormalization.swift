@@ -194,10 +194,11 @@ public enum ExposureNormalization {
                         if nan { bandNotANumber += 1 }
                         clip[i] = ((r >= clipDN || g >= clipDN || b >= clipDN) ? LinearFrame.clippedAtWhite : 0)
                             | ((r < floorDN || g < floorDN || b < floorDN || nan) ? LinearFrame.belowFloor : 0)
-                        // (Float.maximum/minimum take the number where one side is NaN: the floor.)
-                        dst[i] = (Float.maximum(Float.minimum(r, white), floorDN) - black) * inverseScale
-                        dst[n + i] = (Float.maximum(Float.minimum(g, white), floorDN) - black) * inverseScale
-                        dst[2 * n + i] = (Float.maximum(Float.minimum(b, white), floorDN) - black) * inverseScale
+                        // (A sample that is not ≥ the floor, NaN included, is taken at the floor.)
+                        @inline(__always) func clamped(_ v: Float) -> Float { v >= floorDN ? min(v, white) : floorDN }
+                        dst[i] = (clamped(r) - black) * inverseScale
+                        dst[n + i] = (clamped(g) - black) * inverseScale
+                        dst[2 * n + i] = (clamped(b) - black) * inverseScale
                         i += 1
                     }
                     part.append((bandTop, bandNotANumber))

@@ -93,15 +93,15 @@ public struct ChartCalibration: Sendable {
     ///     with the matrix; off assumes an evenly lit chart.
     ///   - darkFrame: a measured dark frame; its read variance (scaled to `iso` as `NoiseModel`
     ///     does) is the photon transfer intercept, and only the slope is fitted.
-    ///   - file: the capture's path, for messages.
+    ///   - file: the capture's path, for messages; `ambientFile`, the ambient frame's.
     public init(capture: PlanarImage, ambient: PlanarImage? = nil, ambientToCaptureScale: Double = 1,
                 blackLevel: Double, whiteLevel: Double, iso: Double, chart: ChartDescription,
-                fitFlashFalloff: Bool = true, darkFrame: DarkFrame? = nil, file: String) throws {
+                fitFlashFalloff: Bool = true, darkFrame: DarkFrame? = nil, file: String, ambientFile: String? = nil) throws {
         guard capture.channelCount == 3 else { throw ChartCalibrationError.notRGB(file: file, channels: capture.channelCount) }
         if let problem = chart.chromaticCoverageProblem { throw ChartCalibrationError.chromaticCoverage(file: file, problem: problem) }
         if let a = ambient, a.width != capture.width || a.height != capture.height || a.channelCount != 3 {
-            throw ChartCalibrationError.ambientMismatch(file: file, ambient: "\(a.width)x\(a.height)x\(a.channelCount)",
-                                                        capture: "\(capture.width)x\(capture.height)x3")
+            throw ChartCalibrationError.ambientMismatch(file: ambientFile ?? file, ambient: "\(a.width)x\(a.height)x\(a.channelCount)",
+                                                        capture: "\(file) is \(capture.width)x\(capture.height)x3")
         }
         let n = capture.pixelCount
         let clipDN = Float(blackLevel + ExposureNormalization.clippingFraction * (whiteLevel - blackLevel))
@@ -313,6 +313,7 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
     /// The capture is not 3-channel.
     case notRGB(file: String, channels: Int)
     /// The ambient frame's size differs.
+    /// (`file` the ambient frame's when known, `capture` the capture's name and size.)
     case ambientMismatch(file: String, ambient: String, capture: String)
     /// The flash white could not be estimated.
     case white(file: String, failure: FlashWhiteEstimate.Failure)
@@ -337,7 +338,7 @@ public enum ChartCalibrationError: Error, CustomStringConvertible {
         switch self {
         case .notRGB(let f, let c): return "\(f): has \(c) channel(s); camera RGB is required"
         case .ambientMismatch(let f, let a, let c):
-            return "\(f): the ambient frame is \(a) (width x height x channels) but the capture is \(c); it must be the same chart's, camera unmoved"
+            return "\(f): the ambient frame is \(a) (width x height x channels) but the capture \(c); it must be the same chart's, camera unmoved"
         case .white(let f, let e): return "\(f): \(e)"
         case .chromaticCoverage(let f, let p): return "\(f): the chart description: \(p)"
         case .degenerate(let f): return "\(f): the patches' camera RGB do not span three dimensions; cannot fit a matrix"

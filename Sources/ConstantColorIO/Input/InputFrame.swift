@@ -52,14 +52,21 @@ public struct InputFrame: Sendable {
 
     /// `load(path:role:exposureOverride:linearizeICC:whiteLevel:overrideHint:)` (below) with the
     /// exposure given as settings (an app's own record of the capture) instead of `T,N,ISO` text;
-    /// EXIF is then not read for it. The settings are checked as the text is.
+    /// EXIF is then not read for it. Settings a camera cannot have are an `InputFrameError` naming
+    /// the file.
     public static func load(path: String, role: FrameRole, exposure: ExposureSettings, linearizeICC: Bool,
                             whiteLevel: (level: Double, source: String)? = nil) throws -> InputFrame {
-        // (A Double's description is its shortest exact form: the text parses back to the same settings.)
-        try load(path: path, role: role, exposureOverride: "\(exposure.exposureTimeSeconds),\(exposure.fNumber),\(exposure.isoSpeed)",
-                 linearizeICC: linearizeICC, whiteLevel: whiteLevel)
+        try load(path: path, role: role, exposure: .settings(exposure), linearizeICC: linearizeICC, whiteLevel: whiteLevel,
+                 overrideHint: nil)
     }
 
+    /// Where a frame's exposure comes from.
+    enum ExposureSource {
+        /// EXIF, unless text `T,N,ISO` is given (nil: EXIF).
+        case text(String?)
+        /// Settings given by the caller.
+        case settings(ExposureSettings)
+    }
 
     /// Decodes `path` into a raw camera-RGB frame, its samples as stored.
     ///
@@ -76,6 +83,13 @@ public struct InputFrame: Sendable {
     public static func load(path: String, role: FrameRole, exposureOverride: String?, linearizeICC: Bool,
                             whiteLevel: (level: Double, source: String)? = nil,
                             overrideHint: String? = nil) throws -> InputFrame {
+        try load(path: path, role: role, exposure: .text(exposureOverride), linearizeICC: linearizeICC, whiteLevel: whiteLevel,
+                 overrideHint: overrideHint)
+    }
+
+    /// Both `load`s.
+    static func load(path: String, role: FrameRole, exposure source: ExposureSource, linearizeICC: Bool,
+                     whiteLevel: (level: Double, source: String)?, overrideHint: String?) throws -> InputFrame {
         var decoded = try TIFFReader.read(path: path)
         var warnings: [String] = []
         guard decoded.image.channelCount == 3 else {
@@ -110,8 +124,15 @@ public struct InputFrame: Sendable {
             throw InputFrameError(file: error.path, problem: error.problem)
         }
         if let note = renderingNote(path: path, role: role, linearized: linearized, decoded: decoded) { warnings.append(note) }
-        let (exposure, notes) = try self.exposure(of: decoded.exposure, path: path, role: role,
-                                                  override: exposureOverride, overrideHint: overrideHint)
+        let exposure: ExposureSettings, notes: [String]
+        switch source {
+        case .text(let text):
+            (exposure, notes) = try self.exposure(of: decoded.exposure, path: path, role: role, override: text, overrideHint: overrideHint)
+        case .settings(let given):
+            do { (exposure, notes) = (try given.validated(), []) } catch {
+                throw InputFrameError(file: path, problem: "the exposure given: \(error)")
+            }
+        }
         warnings += notes
         // (The outputs carry the flash frame's resolution: only its tags matter.)
         if role == .flash, let note = decoded.resolutionNote {
