@@ -40,6 +40,28 @@ struct ReducedFramePair {
     /// Rows the reduced image aims at.
     static let targetRows = 200
 
+    /// Most cells the reduced image may hold: `targetRows` across the short side of a 6 : 1 frame
+    /// (a panorama). A frame whose short side is under 2 × `targetRows` is reduced by fewer pixels
+    /// than its long side asks for, so a long strip kept nearly all of its pixels: 8000 × 256 (k = 1)
+    /// gave 2 million cells against 54 000 at 12 MP, and stage 4a took 18 s and 1.5 GB for it (a
+    /// probe, session 43). Blocks grow until the cells fit, as they do for any frame that large, but
+    /// not below `minimumShortSideCells` across the short side.
+    static let maximumCells = 6 * targetRows * targetRows
+
+    /// Fewest cells across the short side that larger blocks may leave: the banding fit and the edges
+    /// need a line's worth of cells (a 40 × 12 000 strip under flicker reduced to 20 columns found no
+    /// banding and no edge; at 40 it finds both).
+    static let minimumShortSideCells = 32
+
+    /// The block side for a `width × height` frame: `targetRows` across its short side, larger where
+    /// the cells would exceed `maximumCells` (down to `minimumShortSideCells` across the short side).
+    static func blockSide(width w: Int, height h: Int) -> Int {
+        var k = max(1, min(w, h) / targetRows)
+        let largest = max(k, min(w, h) / minimumShortSideCells)
+        while k < largest && (w / k) * (h / k) > maximumCells { k += 1 }
+        return k
+    }
+
     /// Frame fraction t = (y + ½)/height of the centre of reduced row `row` in the full frame.
     func frameFraction(row: Int) -> Double { (Double(origin + row * block) + Double(block) / 2) / Double(fullHeight) }
 
@@ -97,7 +119,7 @@ struct ReducedFramePair {
     /// Block means of the flash frame and `A = F − D`; `interpolationVariance` as in the property.
     init(flash frame: LinearFrame, darkRoom: DarkRoomEstimate, interpolationVariance: SIMD2<Double>) {
         let w = frame.image.width, h = frame.image.height, n = w * h
-        let k = max(1, min(w, h) / Self.targetRows)
+        let k = Self.blockSide(width: w, height: h)
         let rw = w / k, rh = h / k
         width = rw; height = rh; block = k; fullHeight = h; fullWidth = w; origin = 0
         self.interpolationVariance = interpolationVariance
