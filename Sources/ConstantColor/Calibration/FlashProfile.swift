@@ -117,7 +117,7 @@ public struct FlashProfile: Sendable, Equatable {
 
     /// Why `matrix` cannot map flash-white-balanced camera RGB to XYZ with the D65 white (SPEC 4.1), or nil.
     static func matrixProblem(_ matrix: Matrix3) -> String? {
-        guard matrix.rows.joined().allSatisfy(\.isFinite), matrix.inverse != nil else { return "an invertible matrix" }
+        guard matrix.rows.joined().allSatisfy(\.isFinite), let inverse = matrix.inverse else { return "an invertible matrix" }
         let white = matrix * SIMD3<Double>(1, 1, 1)
         guard white.x.isFinite, white.y.isFinite, white.z.isFinite, white.y >= 1e-3, white.y <= 1e3 else {
             return "a matrix that maps the flash white (1, 1, 1) to the D65 white at Y = 1 "
@@ -136,12 +136,10 @@ public struct FlashProfile: Sendable, Equatable {
                 + "a forward matrix to XYZ with the D50 white, as a DNG's, needs Bradford adaptation to D65)"
         }
         func frobenius(_ m: Matrix3) -> Double { m.rows.joined().reduce(0) { $0 + $1 * $1 }.squareRoot() }
-        if let inverse = matrix.inverse {
-            let condition = frobenius(matrix) * frobenius(inverse)
-            guard condition.isFinite, condition <= matrixConditionLimit else {
-                return String(format: "a camera's matrix, whose condition number is not above %.0f (this one's is %.3g: it collapses colours onto a plane)",
-                              matrixConditionLimit, condition)
-            }
+        let condition = frobenius(matrix) * frobenius(inverse)
+        guard condition.isFinite, condition <= matrixConditionLimit else {
+            return String(format: "a camera's matrix, whose condition number is not above %.0f (this one's is %.3g: it collapses colours onto a plane)",
+                          matrixConditionLimit, condition)
         }
         return nil
     }

@@ -173,7 +173,7 @@ public enum FusionPipeline {
                                    flashProfile: FlashProfile, options: FusionOptions) throws {
         // Profiles built in code: their levels, noise model, white and matrix checked as a profile
         // file's are when read.
-        try camera?.validate(source: "camera profile '\(camera!.name)'")
+        if let camera { try camera.validate(source: "camera profile '\(camera.name)'") }
         try flashProfile.validate(source: "flash profile '\(flashProfile.name)'")
         for (name, channels) in [(flash.name, flash.image.channelCount), (ambient.name, ambient.image.channelCount)]
         where channels != 3 {
