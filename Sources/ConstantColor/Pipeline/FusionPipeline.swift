@@ -252,6 +252,12 @@ public enum FusionPipeline {
         }
         timings.lap("ambientRatio")
 
+        // 4c. Where the frames disagree (something moved between them): no measurement there, so
+        // the confidence is 0 and the gap fill shows the flash frame (SPEC 2.6, 2.7).
+        let disagreement = FrameDisagreement.detect(reduced: reduced, ratio: ratio)
+        disagreement.mark(&D.flags, width: width, height: height)
+        timings.lap("frameDisagreement")
+
         // 5. Color rendering's exposure, from the usable, well-exposed part of D. Where D has no
         // signal at all (no pixel measured flash light: frames swapped, one capture twice, a flash
         // that did not fire), or is the ambient frame scaled (the same, with exposure tags that put
@@ -347,6 +353,7 @@ public enum FusionPipeline {
             width: width, height: height,
             centerWeightedMeanConfidence: mean, threshold: options.threshold, decision: decision,
             registration: .init(registration, width: width, height: height),
+            frameDisagreement: .init(disagreement, width: width, height: height),
             exposure: .init(flash: flashExposure, ambient: ambientExposure, ambientRatio: ratio),
             clippedFraction: .init(flash: F.clippedFraction, ambient: A.clippedFraction,
                                    either: Double(either) / Double(max(1, D.flags.count)),

@@ -25,6 +25,9 @@ public struct FusionReport: Sendable, Codable {
     public var flashLight: FlashLightReport? = nil
     /// What registration found.
     public var registration: RegistrationReport
+    /// Where the frames disagree because something moved between them (`FrameDisagreement`; absent
+    /// in reports of versions before it, and where the pair was too small to look).
+    public var frameDisagreement: FrameDisagreementReport? = nil
     /// Both frames' exposures and their ratio.
     public var exposure: ExposureReport
     /// Fractions of clipped pixels.
@@ -101,6 +104,26 @@ public struct FusionReport: Sendable, Codable {
             self.structure = structure; self.neighbourStructure = neighbourStructure
             self.ambientScale = ambientScale; self.brightExcess = brightExcess
             self.noFlashLight = noFlashLight
+        }
+    }
+
+    /// `FrameDisagreement` in the report.
+    public struct FrameDisagreementReport: Sendable, Codable, Equatable {
+        /// Regions where the frames disagree (the ambient frame's outline of something that moved).
+        public var regionCount: Int
+        /// The share of the frame's pixels set `PixelFlag.framesDisagree` (confidence 0, gap fill).
+        public var pixelFraction: Double
+        /// Per region, largest first: full-resolution pixels (x, y) from the outline's place in the
+        /// ambient frame to its place in the flash frame.
+        public var displacementsPixels: [[Double]]
+        /// Per region, the windows of the reduced pair on the outline.
+        public var outlineCells: [Int]
+        /// The summary of `d` on a `width × height` frame.
+        public init(_ d: FrameDisagreement, width: Int, height: Int) {
+            regionCount = d.regions.count
+            pixelFraction = Double(d.flaggedPixelCount) / Double(max(1, width * height))
+            displacementsPixels = d.regions.map { [$0.displacement.x, $0.displacement.y] }
+            outlineCells = d.regions.map(\.outlineCells)
         }
     }
 
@@ -352,8 +375,9 @@ public struct FusionReport: Sendable, Codable {
 }
 
 extension FusionReport {
-    /// Decodes a report as `fuse --report` writes it (`jsonDecoder()`); `colorConfidence` and
-    /// `warnings` may be absent (their defaults), every other key of this version is required.
+    /// Decodes a report as `fuse --report` writes it (`jsonDecoder()`); `colorConfidence`,
+    /// `frameDisagreement` and `warnings` may be absent (their defaults), every other key of this
+    /// version is required.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)
@@ -365,6 +389,7 @@ extension FusionReport {
         colorConfidence = try c.decodeIfPresent(ColorConfidenceReport.self, forKey: .colorConfidence)
             ?? ColorConfidenceReport(countsColorimetricUncertainty: false, centerWeightedMean: centerWeightedMeanConfidence)
         flashLight = try c.decodeIfPresent(FlashLightReport.self, forKey: .flashLight)
+        frameDisagreement = try c.decodeIfPresent(FrameDisagreementReport.self, forKey: .frameDisagreement)
         registration = try c.decode(RegistrationReport.self, forKey: .registration)
         exposure = try c.decode(ExposureReport.self, forKey: .exposure)
         clippedFraction = try c.decode(ClippedFractionReport.self, forKey: .clippedFraction)

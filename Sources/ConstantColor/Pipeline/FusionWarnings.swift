@@ -113,6 +113,11 @@ package enum FusionWarnings {
                 lines.append("warning: neither frame has a usable pixel above \(cameraPath)'s black level \(Int(blackLevel)): is this profile for these files (bit depth, black level)? The output is black")
             }
         }
+        // Something moved between the frames: there is no measurement where it was.
+        if let moved = result.report.frameDisagreement, moved.regionCount > 0 {
+            let shifts = moved.displacementsPixels.prefix(3).map { String(format: "(%+.0f, %+.0f)", $0[0], $0[1]) }.joined(separator: ", ")
+            lines.append("warning: the flash frame does not hold the ambient frame's structure in \(moved.regionCount) region\(moved.regionCount == 1 ? "" : "s") (\(String(format: "%.2g", 100 * moved.pixelFraction)) % of the frame): something moved between the frames (its outline in the flash frame displaced by \(shifts)\(moved.regionCount > 3 ? ", …" : "") pixels from the ambient frame's); those pixels have confidence 0 and show the flash frame")
+        }
         // The share of the flash frame's feature energy the registered ambient frame leaves unexplained.
         let registration = result.report.registration
         let residual = registration.residual

@@ -6,6 +6,8 @@ public enum PixelFlag {
     public static let ambientClipped: UInt8 = 2
     /// The ambient frame has no sample here (outside it after registration).
     public static let noAmbientSample: UInt8 = 4
+    /// The frames disagree here: something moved between them (`FrameDisagreement`).
+    public static let framesDisagree: UInt8 = 8
 }
 
 /// Stage 4 of SPEC: the image the scene would give lit by the flash alone, `D = F − A`, with its

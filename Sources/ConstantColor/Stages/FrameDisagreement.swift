@@ -1,0 +1,486 @@
+import Foundation
+
+/// Stage 4c (SPEC 2.6, local motion): where something moved between the two frames, found by the
+/// structure of the ambient frame that the flash frame does not hold.
+///
+/// In a still scene the flash frame holds the ambient light too: `F = D + r·A` (stage 4a's r per line
+/// and channel), so every edge of the registered ambient frame `A` is in `F` — a shadow or a
+/// coloured light's edge as `r·ΔA` (F's ambient part), a reflectance edge as `Q·ΔA` with `Q = F/A ≥ r`
+/// (both parts). The regression of F on A over a window, `g = cov(F, A) / var(A)`, is at least r.
+/// Where an object moved, the ambient frame's outline of it lies where the flash frame shows one
+/// surface on both sides (the object, or the background it left): F does not follow A there
+/// (`g ≈ 0`), and `D = F − r·A` holds the outline with its sign turned, `−r·ΔA`. Both crescents between
+/// the object's two positions are wrong in `D` — the flash frame's object over the ambient frame's
+/// background, and the reverse — yet smooth inside, so the guided windows fitted them without misfit
+/// (measurement confidence 0.87 in the crescent on the hard fixtures; docs/real-capture-findings.md,
+/// sessions 40 and 44). An edge of the flash light alone (its shadows, highlights) is in F, not in A,
+/// and does not count; nor does a wrong r, which moves g by a few per cent. The test has power where
+/// `r·ΔA` stands above the flash frame's noise, i.e. where a ghost would move D visibly.
+///
+/// On stage 4a's reduced pair (`ReducedFramePair`, block means about 200 rows high), per window of
+/// `windowRadius`: the deficit `Σ_c (k_c·var_s(A_c) − cov(F_c, A_c))` (var_s: A's variance less its
+/// noise's; k_c = r·channel scale) beyond `minimumDeficitZ` of its noise, g below `maximumFollowing`
+/// of k, A's structure at least `minimumSignal` times the window mean's noise variance in F, and the
+/// window centred on A's edge (`isCentred`). The hand shake of the longer ambient exposure blurs A's
+/// edges, so F is first blurred as much (stage 4a's `ambientBlurVariance`, a Gaussian per axis):
+/// without it, windows beside an edge saw A's blurred tail and none of F's sharp step (g ≈ 0 beside
+/// every edge at 800 lux). Flagged windows form regions (8-connected); each region is the ambient
+/// frame's outline of what moved, and the flash frame shows that outline displaced by v, found by
+/// matching the outline's edge strength in A with F's (`displacement`). Every point of either
+/// crescent lies on the outline moved by `t·v` for some t in [0, 1], so the region swept along v
+/// (and widened by the window) is set `PixelFlag.framesDisagree`: confidence 0 and the gap fill
+/// there (SPEC 2.6, 2.7).
+public struct FrameDisagreement: Sendable, Equatable {
+    /// One region where the frames disagree.
+    public struct Region: Sendable, Equatable {
+        /// Windows of the reduced pair on the ambient frame's outline of what moved.
+        public var outlineCells: Int
+        /// Full-resolution pixels (x, y) from the outline's place in the ambient frame to its place in
+        /// the flash frame (zero where no displacement was found: the outline alone is flagged).
+        public var displacement: SIMD2<Double>
+    }
+
+    /// The regions found, largest first.
+    public var regions: [Region]
+    /// Pixels set `PixelFlag.framesDisagree`.
+    public var flaggedPixelCount: Int
+    /// The reduced pair's cells set (row-major, `cellWidth × cellHeight`), their block side and origin.
+    var cells: [Bool]
+    var cellWidth: Int, cellHeight: Int, block: Int, origin: Int
+
+    /// Nothing found (a pair too small to look at, or no disagreement).
+    static let none = FrameDisagreement(regions: [], flaggedPixelCount: 0, cells: [], cellWidth: 0, cellHeight: 0, block: 1, origin: 0)
+
+    /// Half side of the window, in cells of the reduced pair (5 × 5 windows: 10 pixels at 600 × 400,
+    /// 75 at 12 MP): short enough that a window on the ambient frame's outline does not reach the
+    /// flash frame's for a displacement of a few per cent of the frame.
+    static let windowRadius = 2
+    /// How far beyond its noise's standard deviation the deficit must be. The standard deviations
+    /// of the channels are summed (not in quadrature): conservative.
+    static let minimumDeficitZ = 6.0
+    /// The most of A's structure the flash frame may follow (`g / k`) for a window to count: a still
+    /// scene gives at least 1 (shadow edges 1, reflectance edges Q/r), an outline of what moved 0.
+    static let maximumFollowing = 0.5
+    /// The least structure of A, as it would show in F (`k²·var_s(A)`), over the noise variance of a
+    /// window mean of F: 100, i.e. the ambient edge would stand 10 standard deviations out of the
+    /// flash frame's noise — a displacement below that moves D by less than the noise does.
+    static let minimumSignal = 100.0
+    /// A window counts only where A's edge strength at its centre is at least this share of the
+    /// largest in the window: a window whose border just reaches an edge holds its tail and not the
+    /// step (after the blur match, a residue of the shake's shape remains there).
+    static let centredShare = 0.5
+    /// The displacement is searched within this share of the reduced pair's short side, either way
+    /// on each axis (1/8: 50 pixels at 600 × 400, 375 at 12 MP).
+    static let searchShare = 0.125
+    /// Most (outline cells × searched displacements) evaluated: groups of regions beyond it (the
+    /// smaller come last) are flagged on their outline alone (a pair of two unrelated scenes
+    /// disagrees everywhere).
+    static let searchBudget = 60_000_000
+
+    /// Looks for disagreement on the reduced pair (A = F − D with EXIF's ratio, as stage 4a reads it),
+    /// with the ratio stage 4a measured (per line along its readout axis, and its channel scale).
+    static func detect(reduced p: ReducedFramePair, ratio: AmbientRatioEstimate) -> FrameDisagreement {
+        let w = p.width, h = p.height, n = w * h, rad = windowRadius
+        guard w > 2 * rad + 2, h > 2 * rad + 2 else { return .none }
+        // The flash frame blurred as the ambient one is (per axis, in cells²), its noise variance with it.
+        let blur = ratio.ambientBlurVariance.map { $0 / Double(p.block * p.block) } ?? .zero
+        let kernelX = gaussianKernel(variance: blur.x), kernelY = gaussianKernel(variance: blur.y)
+        let flash = (0..<3).map { separableBlur(p.flashChannels[$0], width: w, height: h, kernelX: kernelX, kernelY: kernelY) }
+        let stats = WindowStatistics(flash: flash, reduced: p, ratio: ratio, radius: rad,
+                                     flashNoiseFactor: kernelX.reduce(0) { $0 + $1 * $1 } * kernelY.reduce(0) { $0 + $1 * $1 })
+        // A window counts only if every cell it and the blur reach is valid, and where the frame's
+        // edge strength at its centre is at least `centredShare` of the window's largest.
+        let invalid = IntegralImage(p.valid.map { $0 ? 0 : 1 }, width: w, height: h)
+        func centredWindows(edge: [Double], _ test: (Int) -> Bool) -> [Bool] {
+            let largest = maximumFilter(edge, width: w, height: h, radius: rad)
+            var set = [Bool](repeating: false, count: n)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let j = y * w + x
+                    guard edge[j] >= centredShare * largest[j],
+                          invalid.sum(CellWindow(x: x, y: y, radius: rad, width: w, height: h, extra: (kernelX.count / 2, kernelY.count / 2))) == 0
+                    else { continue }
+                    set[j] = test(j)
+                }
+            }
+            return set
+        }
+        // The ambient frame's outline of what moved: A's structure that F does not follow.
+        let ambientGradient = gradients(channelSum(p.ambientChannels), width: w, height: h)
+        let outline = centredWindows(edge: ambientGradient.map { ($0 * $0).sum().squareRoot() }) { j in
+            stats.deviation[j] > 0 && stats.expected[j] > 0 && stats.flashNoise[j] > 0
+                && stats.deficit[j] > minimumDeficitZ * stats.deviation[j]
+                && stats.followed[j] < maximumFollowing * stats.expected[j]
+                && stats.signal[j] > minimumSignal * stats.flashNoise[j]
+        }
+        // The flash frame's own structure, where its outline of what moved lies (and its shadows and
+        // highlights): F's structure that A does not follow, though A would show it clearly at the
+        // local ratio A/F. An edge both frames hold, such as a chart's grid, is not.
+        let flashGradient = gradients(channelSum(flash), width: w, height: h)
+        let flashOnly = dilated(centredWindows(edge: flashGradient.map { ($0 * $0).sum().squareRoot() }) { j in
+            stats.flashStructure[j] > 0 && stats.ambientNoise[j] > 0
+                && stats.flashFollowed[j] < maximumFollowing * stats.flashStructure[j]
+                && stats.flashSignal[j] > minimumSignal * stats.ambientNoise[j]
+        }, width: w, height: h, radius: 1)
+        // Regions, largest first, in groups of regions within the searched range of each other: pieces
+        // of one outline more often than not (an outline breaks where the flash frame's background has
+        // edges of its own), matched together for one displacement, within the search budget.
+        let regions = connectedRegions(outline, width: w, height: h).sorted { $0.count > $1.count }
+        guard !regions.isEmpty else { return .none }
+        let range = max(2, Int((Double(min(w, h)) * searchShare).rounded()))
+        let perCell = (2 * range + 1) * (2 * range + 1)
+        var budget = searchBudget
+        var swept = [Bool](repeating: false, count: n)
+        var found = [Region?](repeating: nil, count: regions.count)
+        for group in nearbyGroups(regions, width: w, distance: range) {
+            let cellsOfGroup = group.flatMap { regions[$0] }
+            var v = SIMD2<Int>(0, 0)
+            if cellsOfGroup.count * perCell <= budget {
+                budget -= cellsOfGroup.count * perCell
+                v = displacement(outline: cellsOfGroup, flashOnly: flashOnly, ambient: ambientGradient, flash: flashGradient,
+                                 width: w, height: h, range: range)
+            }
+            for i in group {
+                sweep(regions[i], along: v, radius: rad + 1, width: w, height: h, into: &swept)
+                found[i] = Region(outlineCells: regions[i].count, displacement: SIMD2(Double(v.x * p.block), Double(v.y * p.block)))
+            }
+        }
+        var result = FrameDisagreement(regions: found.compactMap { $0 }, flaggedPixelCount: 0, cells: swept, cellWidth: w,
+                                       cellHeight: h, block: p.block, origin: p.origin)
+        result.flaggedPixelCount = result.pixelCount(fullWidth: p.fullWidth, fullHeight: p.fullHeight)
+        return result
+    }
+
+    /// The sum of three planes.
+    static func channelSum(_ channels: [[Double]]) -> [Double] {
+        (0..<channels[0].count).map { channels[0][$0] + channels[1][$0] + channels[2][$0] }
+    }
+
+    /// Per window (centred on each cell of the reduced pair), summed over the channels: the moments
+    /// both tests read, from `flash` (F blurred as A is) and the pair's ambient planes and noise
+    /// variances (F's times `flashNoiseFactor`, the blur's Σw²).
+    struct WindowStatistics {
+        /// `k_c·var_s(A_c) − cov(F_c, A_c)`, and its noise's standard deviation (channels' summed).
+        var deficit: [Double], deviation: [Double]
+        /// `cov(F_c, A_c)` and `k_c·var_s(A_c)`: g over k is their quotient.
+        var followed: [Double], expected: [Double]
+        /// `k_c²·var_s(A_c)`, and the noise variance of the window mean of F.
+        var signal: [Double], flashNoise: [Double]
+        /// `var_s(F_c)`, the part of it A's regression explains, `var_s(F_c)·(Ā_c/F̄_c)²` (F's
+        /// structure as A would show it), and the noise variance of the window mean of A.
+        var flashStructure: [Double], flashFollowed: [Double], flashSignal: [Double], ambientNoise: [Double]
+
+        init(flash: [[Double]], reduced p: ReducedFramePair, ratio: AmbientRatioEstimate, radius rad: Int, flashNoiseFactor: Double) {
+            let w = p.width, h = p.height, n = w * h
+            let zero = [Double](repeating: 0, count: n)
+            deficit = zero; deviation = zero; followed = zero; expected = zero; signal = zero; flashNoise = zero
+            flashStructure = zero; flashFollowed = zero; flashSignal = zero; ambientNoise = zero
+            let lineK = FrameDisagreement.reducedLineRatios(p, ratio: ratio), alongRows = ratio.readoutAxis == .rows
+            for c in 0..<3 {
+                let f = flash[c], a = p.ambientChannels[c]
+                let sf = IntegralImage(f, width: w, height: h), sa = IntegralImage(a, width: w, height: h)
+                let sfa = IntegralImage(zip(f, a).map { $0 * $1 }, width: w, height: h)
+                let saa = IntegralImage(a.map { $0 * $0 }, width: w, height: h)
+                let sff = IntegralImage(f.map { $0 * $0 }, width: w, height: h)
+                let svf = IntegralImage(p.flashChannelVariance[c].map { $0 * flashNoiseFactor }, width: w, height: h)
+                let sva = IntegralImage(p.ambientChannelVariance[c], width: w, height: h)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let k = (alongRows ? lineK[y] : lineK[x]) * ratio.channelScale[c]
+                        let box = CellWindow(x: x, y: y, radius: rad, width: w, height: h), count = Double(box.count)
+                        let mf = sf.sum(box) / count, ma = sa.sum(box) / count
+                        let cov = sfa.sum(box) / count - mf * ma
+                        let varA = max(0, saa.sum(box) / count - ma * ma)
+                        let nf = svf.sum(box) / count, na = sva.sum(box) / count
+                        let varS = max(0, varA - na), varFs = max(0, sff.sum(box) / count - mf * mf - nf)
+                        let j = y * w + x
+                        deficit[j] += k * varS - cov
+                        deviation[j] += ((varA * nf + k * k * na * varA) / count).squareRoot()
+                        followed[j] += cov; expected[j] += k * varS
+                        signal[j] += k * k * varS
+                        flashNoise[j] += nf / count
+                        flashStructure[j] += varFs
+                        flashFollowed[j] += varS > 0 ? min(varFs, cov * cov / varS) : 0
+                        if mf > 0 { flashSignal[j] += varFs * (ma / mf) * (ma / mf) }
+                        ambientNoise[j] += na / count
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage 4a's ratio r per line of the reduced pair along its readout axis (the mean over the
+    /// block's full-resolution lines); its mean ratio where the lines do not fit the pair.
+    static func reducedLineRatios(_ p: ReducedFramePair, ratio: AmbientRatioEstimate) -> [Double] {
+        let alongRows = ratio.readoutAxis == .rows
+        let count = alongRows ? p.height : p.width, lines = ratio.lineRatios
+        var out = [Double](repeating: ratio.meanRatio, count: count)
+        guard lines.count == (alongRows ? p.fullHeight : p.fullWidth) else { return out }
+        for i in 0..<count {
+            let start = p.origin + i * p.block, end = min(lines.count, start + p.block)
+            guard start < end else { continue }
+            out[i] = lines[start..<end].reduce(0) { $0 + Double($1) } / Double(end - start)
+        }
+        return out
+    }
+
+    /// The full-resolution pixels of a cell: its block, the cells on the reduced pair's border
+    /// reaching to the frame's border (the reduced pair leaves a remainder of under one block).
+    private func pixelRange(cell i: Int, cells count: Int, full: Int) -> Range<Int> {
+        let start = i == 0 ? 0 : origin + i * block
+        let end = i == count - 1 ? full : origin + (i + 1) * block
+        return start..<max(start, min(full, end))
+    }
+
+    private func pixelCount(fullWidth: Int, fullHeight: Int) -> Int {
+        var total = 0
+        for cy in 0..<cellHeight {
+            let rows = pixelRange(cell: cy, cells: cellHeight, full: fullHeight).count
+            for cx in 0..<cellWidth where cells[cy * cellWidth + cx] {
+                total += rows * pixelRange(cell: cx, cells: cellWidth, full: fullWidth).count
+            }
+        }
+        return total
+    }
+
+    /// Sets `PixelFlag.framesDisagree` on the pixels of the regions found, in `flags` (flash-frame
+    /// geometry, `width × height`: the frame the reduced pair was made from).
+    public func mark(_ flags: inout [UInt8], width: Int, height: Int) {
+        guard flaggedPixelCount > 0 else { return }
+        precondition(flags.count == width * height)
+        for cy in 0..<cellHeight {
+            let rows = pixelRange(cell: cy, cells: cellHeight, full: height)
+            for cx in 0..<cellWidth where cells[cy * cellWidth + cx] {
+                let columns = pixelRange(cell: cx, cells: cellWidth, full: width)
+                for y in rows { for x in columns { flags[y * width + x] |= PixelFlag.framesDisagree } }
+            }
+        }
+    }
+
+    /// A sampled Gaussian of the given variance (cells²), normalized, out to 3σ; `[1]` below 0.01.
+    static func gaussianKernel(variance: Double) -> [Double] {
+        guard variance >= 0.01 else { return [1] }
+        let radius = max(1, Int((3 * variance.squareRoot()).rounded(.up)))
+        let weights = (-radius...radius).map { exp(-Double($0 * $0) / (2 * variance)) }
+        let total = weights.reduce(0, +)
+        return weights.map { $0 / total }
+    }
+
+    /// `plane` convolved with `kernelX` along rows and `kernelY` along columns (odd lengths), the
+    /// border samples repeated.
+    static func separableBlur(_ plane: [Double], width w: Int, height h: Int, kernelX: [Double], kernelY: [Double]) -> [Double] {
+        func pass(_ input: [Double], _ kernel: [Double], alongRows: Bool) -> [Double] {
+            guard kernel.count > 1 else { return input }
+            let r = kernel.count / 2
+            var out = input
+            for y in 0..<h {
+                for x in 0..<w {
+                    var s = 0.0
+                    for (t, weight) in kernel.enumerated() {
+                        let xx = alongRows ? min(w - 1, max(0, x + t - r)) : x
+                        let yy = alongRows ? y : min(h - 1, max(0, y + t - r))
+                        s += weight * input[yy * w + xx]
+                    }
+                    out[y * w + x] = s
+                }
+            }
+            return out
+        }
+        return pass(pass(plane, kernelX, alongRows: true), kernelY, alongRows: false)
+    }
+
+    /// The largest value within `radius` (a square) of each cell.
+    static func maximumFilter(_ plane: [Double], width w: Int, height h: Int, radius: Int) -> [Double] {
+        var rows = plane
+        for y in 0..<h { for x in 0..<w {
+            var m = -Double.infinity
+            for xx in max(0, x - radius)...min(w - 1, x + radius) { m = max(m, plane[y * w + xx]) }
+            rows[y * w + x] = m
+        } }
+        var out = rows
+        for y in 0..<h { for x in 0..<w {
+            var m = -Double.infinity
+            for yy in max(0, y - radius)...min(h - 1, y + radius) { m = max(m, rows[yy * w + x]) }
+            out[y * w + x] = m
+        } }
+        return out
+    }
+
+    /// The 8-connected regions of the set cells, as lists of cell indices.
+    static func connectedRegions(_ set: [Bool], width w: Int, height h: Int) -> [[Int]] {
+        var seen = [Bool](repeating: false, count: set.count), regions: [[Int]] = []
+        for start in set.indices where set[start] && !seen[start] {
+            var region: [Int] = [], stack = [start]
+            seen[start] = true
+            while let j = stack.popLast() {
+                region.append(j)
+                let x = j % w, y = j / w
+                for yy in max(0, y - 1)...min(h - 1, y + 1) {
+                    for xx in max(0, x - 1)...min(w - 1, x + 1) {
+                        let k = yy * w + xx
+                        if set[k] && !seen[k] { seen[k] = true; stack.append(k) }
+                    }
+                }
+            }
+            regions.append(region)
+        }
+        return regions
+    }
+
+    /// Gradients (x, y) of `plane` smoothed by [1 2 1]/4 on each axis: central differences inside,
+    /// one-sided at the border.
+    static func gradients(_ plane: [Double], width w: Int, height h: Int) -> [SIMD2<Double>] {
+        let s = separableBlur(plane, width: w, height: h, kernelX: [0.25, 0.5, 0.25], kernelY: [0.25, 0.5, 0.25])
+        var out = [SIMD2<Double>](repeating: .zero, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let x0 = max(0, x - 1), x1 = min(w - 1, x + 1), y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
+                out[y * w + x] = SIMD2((s[y * w + x1] - s[y * w + x0]) / Double(max(1, x1 - x0)),
+                                       (s[y1 * w + x] - s[y0 * w + x]) / Double(max(1, y1 - y0)))
+            }
+        }
+        return out
+    }
+
+    /// The shift v (cells, within `range` on each axis) at which the flash frame best shows the
+    /// ambient frame's outline. Two matches, each scaled to 1 at its best, are added: the cosine of
+    /// the two gradient fields over the outline, `Σ |∇A(q)·∇F(q + v)| / √Σ |∇F(q + v)|²` (channels
+    /// summed; by direction as well as strength, so that a straight edge does not match an arc;
+    /// either sign, since the lights may turn a contrast), and the same where the flash frame has
+    /// structure of its own (`flashOnly`: its outline of what moved, not an edge both frames hold, such
+    /// as a chart's grid, which offers the first a false match). On the hard fixtures (105
+    /// conditions, session 44) each alone missed on 1–3, their sum on none. Ties go to the shorter
+    /// shift; cells beyond the frame count 0.
+    static func displacement(outline: [Int], flashOnly: [Bool], ambient: [SIMD2<Double>], flash: [SIMD2<Double>],
+                             width w: Int, height h: Int, range: Int) -> SIMD2<Int> {
+        let side = 2 * range + 1
+        var all = [Double](repeating: 0, count: side * side), own = all
+        for dy in -range...range {
+            for dx in -range...range {
+                var s = 0.0, norm = 0.0, sOwn = 0.0, normOwn = 0.0
+                for j in outline {
+                    let x = j % w + dx, y = j / w + dy
+                    guard x >= 0, y >= 0, x < w, y < h else { continue }
+                    let k = y * w + x, g = flash[k]
+                    let dot = abs((ambient[j] * g).sum()), g2 = (g * g).sum()
+                    s += dot; norm += g2
+                    if flashOnly[k] { sOwn += dot; normOwn += g2 }
+                }
+                let t = (dy + range) * side + dx + range
+                all[t] = norm > 0 ? s / norm.squareRoot() : 0
+                own[t] = normOwn > 0 ? sOwn / normOwn.squareRoot() : 0
+            }
+        }
+        let bestAll = all.max() ?? 0, bestOwn = own.max() ?? 0
+        var best = SIMD2<Int>(0, 0), bestScore = 0.0
+        for t in all.indices {
+            let score = (bestAll > 0 ? all[t] / bestAll : 0) + (bestOwn > 0 ? own[t] / bestOwn : 0)
+            let v = SIMD2(t % side - range, t / side - range)
+            if score > bestScore || (score == bestScore && v.x * v.x + v.y * v.y < best.x * best.x + best.y * best.y) {
+                bestScore = score; best = v
+            }
+        }
+        return best
+    }
+
+    /// The regions (cell lists, on a plane `width` wide) grouped by nearness: two regions whose
+    /// bounding boxes lie within `distance` cells of each other are in one group, and so on (the
+    /// groups of that relation's transitive closure), each group's regions in the given order.
+    static func nearbyGroups(_ regions: [[Int]], width w: Int, distance: Int) -> [[Int]] {
+        let bounds = regions.map { cells -> (x0: Int, y0: Int, x1: Int, y1: Int) in
+            var b = (x0: Int.max, y0: Int.max, x1: Int.min, y1: Int.min)
+            for j in cells { b = (min(b.x0, j % w), min(b.y0, j / w), max(b.x1, j % w), max(b.y1, j / w)) }
+            return b
+        }
+        var group = Array(regions.indices)
+        func root(_ i: Int) -> Int { var i = i; while group[i] != i { i = group[i] }; return i }
+        for i in regions.indices {
+            for j in (i + 1)..<regions.count {
+                let a = bounds[i], b = bounds[j]
+                guard max(a.x0 - b.x1, b.x0 - a.x1, a.y0 - b.y1, b.y0 - a.y1) <= distance else { continue }
+                let ri = root(i), rj = root(j)
+                if ri != rj { group[max(ri, rj)] = min(ri, rj) }
+            }
+        }
+        var members: [Int: [Int]] = [:], order: [Int] = []
+        for i in regions.indices {
+            let r = root(i)
+            if members[r] == nil { order.append(r) }
+            members[r, default: []].append(i)
+        }
+        return order.map { members[$0]! }
+    }
+
+    /// The cells within `radius` (a square) of a set cell.
+    static func dilated(_ set: [Bool], width w: Int, height h: Int, radius: Int) -> [Bool] {
+        var out = set
+        for j in set.indices where set[j] {
+            let x = j % w, y = j / w
+            for yy in max(0, y - radius)...min(h - 1, y + radius) {
+                for xx in max(0, x - radius)...min(w - 1, x + radius) { out[yy * w + xx] = true }
+            }
+        }
+        return out
+    }
+
+    /// Sets the cells within `radius` (a square) of the outline moved by `t·v`, t from 0 to 1 in
+    /// steps of at most half a cell.
+    static func sweep(_ outline: [Int], along v: SIMD2<Int>, radius: Int, width w: Int, height h: Int, into set: inout [Bool]) {
+        let length = (Double(v.x * v.x + v.y * v.y)).squareRoot()
+        let steps = max(1, Int((2 * length).rounded(.up)))
+        var centres = Set<Int>()
+        for j in outline {
+            let x = Double(j % w), y = Double(j / w)
+            for s in 0...steps {
+                let t = Double(s) / Double(steps)
+                let cx = Int((x + t * Double(v.x)).rounded()), cy = Int((y + t * Double(v.y)).rounded())
+                guard cx >= 0, cy >= 0, cx < w, cy < h else { continue }
+                centres.insert(cy * w + cx)
+            }
+        }
+        for j in centres {
+            let x = j % w, y = j / w
+            for yy in max(0, y - radius)...min(h - 1, y + radius) {
+                for xx in max(0, x - radius)...min(w - 1, x + radius) { set[yy * w + xx] = true }
+            }
+        }
+    }
+}
+
+/// A square window around a cell, clipped to the plane; `extra` widens it per axis (x, y).
+struct CellWindow {
+    let x0: Int, y0: Int, x1: Int, y1: Int
+    init(x: Int, y: Int, radius: Int, width: Int, height: Int, extra: (Int, Int) = (0, 0)) {
+        x0 = max(0, x - radius - extra.0); x1 = min(width - 1, x + radius + extra.0)
+        y0 = max(0, y - radius - extra.1); y1 = min(height - 1, y + radius + extra.1)
+    }
+    /// Cells in the window.
+    var count: Int { (x1 - x0 + 1) * (y1 - y0 + 1) }
+}
+
+/// Summed-area table of a plane (Crow 1984): any window's sum in four reads.
+struct IntegralImage {
+    private let sums: [Double]
+    private let width: Int
+
+    init(_ plane: [Double], width w: Int, height h: Int) {
+        width = w
+        var s = [Double](repeating: 0, count: (w + 1) * (h + 1))
+        for y in 0..<h {
+            var row = 0.0
+            for x in 0..<w {
+                row += plane[y * w + x]
+                s[(y + 1) * (w + 1) + x + 1] = s[y * (w + 1) + x + 1] + row
+            }
+        }
+        sums = s
+    }
+
+    init(_ plane: [Int], width w: Int, height h: Int) { self.init(plane.map(Double.init), width: w, height: h) }
+
+    /// The sum over the window.
+    func sum(_ b: CellWindow) -> Double {
+        let s = width + 1
+        return sums[(b.y1 + 1) * s + b.x1 + 1] - sums[b.y0 * s + b.x1 + 1] - sums[(b.y1 + 1) * s + b.x0] + sums[b.y0 * s + b.x0]
+    }
+}
