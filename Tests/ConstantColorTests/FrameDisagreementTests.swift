@@ -78,6 +78,20 @@ struct FrameDisagreementTests {
             FrameDisagreement.sweep(outline, along: v, radius: 1, width: w, height: h, into: &swept)
             #expect(crescents.count > 40)
             #expect(crescents.allSatisfy { swept[$0] }, "v = \(v)")
+            // Nothing beyond the flash frame's disc along v, nor behind the ambient frame's.
+            let unit = SIMD2(Double(v.x), Double(v.y)) / (Double(v.x * v.x + v.y * v.y)).squareRoot()
+            for p in [f + (radius + 3) * unit, a - (radius + 3) * unit] {
+                let x = Int(p.x.rounded()), y = Int(p.y.rounded())
+                #expect(!swept[y * w + x], "v = \(v): (\(x), \(y)) swept")
+            }
+            // Most of the outline, moved by v, lands on the flash frame's outline (widened by a cell).
+            var flashOutline = [Bool](repeating: false, count: w * h)
+            for y in 0..<h { for x in 0..<w {
+                let p = SIMD2(Double(x), Double(y))
+                if abs(((p - f) * (p - f)).sum().squareRoot() - radius) <= 1.75 { flashOutline[y * w + x] = true }
+            } }
+            #expect(FrameDisagreement.matchedShare(outline: outline, shiftedBy: v, onto: flashOutline, width: w, height: h) > 0.99)
+            #expect(FrameDisagreement.matchedShare(outline: outline, shiftedBy: .zero, onto: flashOutline, width: w, height: h) < 0.5)
             var still = [Bool](repeating: false, count: w * h)
             FrameDisagreement.sweep(outline, along: .zero, radius: 1, width: w, height: h, into: &still)
             #expect(!crescents.allSatisfy { still[$0] })

@@ -167,8 +167,11 @@ struct LibraryDoorTests {
         var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         object["warnings"] = nil
         object["colorConfidence"] = nil
+        #expect(object["frameDisagreement"] != nil)
+        object["frameDisagreement"] = nil
         let older = try JSONSerialization.data(withJSONObject: object)
         let read = try FusionReport.jsonDecoder().decode(FusionReport.self, from: older)
         #expect(read.warnings.isEmpty && read.colorConfidence.centerWeightedMean == read.centerWeightedMeanConfidence)
+        #expect(back.frameDisagreement?.regionCount == 0 && read.frameDisagreement == nil)
     }
 }

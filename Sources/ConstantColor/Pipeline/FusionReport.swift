@@ -26,7 +26,7 @@ public struct FusionReport: Sendable, Codable {
     /// What registration found.
     public var registration: RegistrationReport
     /// Where the frames disagree because something moved between them (`FrameDisagreement`; absent
-    /// in reports of versions before it, and where the pair was too small to look).
+    /// only in reports written before it: a pair with nothing found has `regionCount` 0).
     public var frameDisagreement: FrameDisagreementReport? = nil
     /// Both frames' exposures and their ratio.
     public var exposure: ExposureReport

@@ -116,7 +116,7 @@ package enum FusionWarnings {
         // Something moved between the frames: there is no measurement where it was.
         if let moved = result.report.frameDisagreement, moved.regionCount > 0 {
             let shifts = moved.displacementsPixels.prefix(3).map { String(format: "(%+.0f, %+.0f)", $0[0], $0[1]) }.joined(separator: ", ")
-            lines.append("warning: the flash frame does not hold the ambient frame's structure in \(moved.regionCount) region\(moved.regionCount == 1 ? "" : "s") (\(String(format: "%.2g", 100 * moved.pixelFraction)) % of the frame): something moved between the frames (its outline in the flash frame displaced by \(shifts)\(moved.regionCount > 3 ? ", …" : "") pixels from the ambient frame's); those pixels have confidence 0 and show the flash frame")
+            lines.append("warning: the flash frame does not hold the ambient frame's structure in \(moved.regionCount) region\(moved.regionCount == 1 ? "" : "s") (\(String(format: "%.2g", 100 * moved.pixelFraction)) % of the frame), and shows it displaced by \(shifts)\(moved.regionCount > 3 ? ", …" : "") pixels: something moved between the frames (or the ambient light changed there between them, e.g. a flickering lamp beside another); those pixels have confidence 0 and show the flash frame")
         }
         // The share of the flash frame's feature energy the registered ambient frame leaves unexplained.
         let registration = result.report.registration

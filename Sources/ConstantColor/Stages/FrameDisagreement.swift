@@ -21,15 +21,24 @@ import Foundation
 /// `windowRadius`: the deficit `Σ_c (k_c·var_s(A_c) − cov(F_c, A_c))` (var_s: A's variance less its
 /// noise's; k_c = r·channel scale) beyond `minimumDeficitZ` of its noise, g below `maximumFollowing`
 /// of k, A's structure at least `minimumSignal` times the window mean's noise variance in F, and the
-/// window centred on A's edge (`isCentred`). The hand shake of the longer ambient exposure blurs A's
-/// edges, so F is first blurred as much (stage 4a's `ambientBlurVariance`, a Gaussian per axis):
-/// without it, windows beside an edge saw A's blurred tail and none of F's sharp step (g ≈ 0 beside
-/// every edge at 800 lux). Flagged windows form regions (8-connected); each region is the ambient
-/// frame's outline of what moved, and the flash frame shows that outline displaced by v, found by
-/// matching the outline's edge strength in A with F's (`displacement`). Every point of either
-/// crescent lies on the outline moved by `t·v` for some t in [0, 1], so the region swept along v
-/// (and widened by the window) is set `PixelFlag.framesDisagree`: confidence 0 and the gap fill
-/// there (SPEC 2.6, 2.7).
+/// window centred on A's edge. The hand shake of the longer ambient exposure blurs A's edges, so F is
+/// first blurred as much (stage 4a's `ambientBlurVariance`, a Gaussian per axis): without it, windows
+/// beside an edge saw A's blurred tail and none of F's sharp step (g ≈ 0 beside every edge at 800
+/// lux). Flagged windows form regions (8-connected), each a piece of the ambient frame's outline of
+/// what moved; regions near each other are matched together against the flash frame for the
+/// displacement v (`displacement`). A region counts only if the flash frame shows the outline there:
+/// most of its cells, moved by v, land on structure of F that A does not hold (`flashOnly`,
+/// `minimumMatchedShare`). That is what tells motion from the still scene's ambient edges F does not
+/// follow — a subject backlit in the ambient frame and lit by the flash (D falls where A rises), a
+/// shake longer than the blur match, rows a flickering lamp left dark in the flash exposure — whose
+/// counterparts in F are A's edges too. Every point of either crescent lies on the outline moved by
+/// `t·v` for some t in [0, 1], so the outline swept along v (and widened by the window) is set
+/// `PixelFlag.framesDisagree`: confidence 0 and the gap fill there (SPEC 2.6, 2.7).
+/// Limits (docs/real-capture-findings.md, session 44): an object smaller than a window or moving by
+/// less than about one is not found, nor one moving by more than `searchShare` of the short side;
+/// under a flickering narrow-band lamp beside another, and near a narrow coloured spot's border,
+/// some still scenes are flagged; the deficit's noise counts blurred cells as independent, so after
+/// a long blur match its z overstates the significance (by 1.2–1.7× in a review's simulation).
 public struct FrameDisagreement: Sendable, Equatable {
     /// One region where the frames disagree.
     public struct Region: Sendable, Equatable {
@@ -62,9 +71,13 @@ public struct FrameDisagreement: Sendable, Equatable {
     /// scene gives at least 1 (shadow edges 1, reflectance edges Q/r), an outline of what moved 0.
     static let maximumFollowing = 0.5
     /// The least structure of A, as it would show in F (`k²·var_s(A)`), over the noise variance of a
-    /// window mean of F: 100, i.e. the ambient edge would stand 10 standard deviations out of the
-    /// flash frame's noise — a displacement below that moves D by less than the noise does.
-    static let minimumSignal = 100.0
+    /// window mean of F: 25. A step `k·ΔA` through the window's centre gives `var_s ≈ (ΔA)²/4`, so the
+    /// ghost's step in D is then at least 10 standard deviations of the window mean of F — about one
+    /// pixel's noise (a 5 × 5-cell window holds 100 pixels at 600 × 400), which the guided windows
+    /// average to a tenth or less: an error the confidence would otherwise not see. A weaker
+    /// outline's ghost is lost in the noise the confidence already counts. (At 100, half of the
+    /// outline of a 50 lux condition was missed and its crescent stayed confident and wrong.)
+    static let minimumSignal = 25.0
     /// A window counts only where A's edge strength at its centre is at least this share of the
     /// largest in the window: a window whose border just reaches an edge holds its tail and not the
     /// step (after the blur match, a residue of the shake's shape remains there).
@@ -73,9 +86,16 @@ public struct FrameDisagreement: Sendable, Equatable {
     /// on each axis (1/8: 50 pixels at 600 × 400, 375 at 12 MP).
     static let searchShare = 0.125
     /// Most (outline cells × searched displacements) evaluated: groups of regions beyond it (the
-    /// smaller come last) are flagged on their outline alone (a pair of two unrelated scenes
-    /// disagrees everywhere).
-    static let searchBudget = 60_000_000
+    /// smaller come last) are not looked at (a pair of two unrelated scenes disagrees everywhere:
+    /// about 0.1 s at this budget).
+    static let searchBudget = 20_000_000
+    /// Most regions looked at, the largest first (a pair whose frames disagree everywhere breaks into
+    /// thousands; grouping them compares every pair).
+    static let maximumRegions = 256
+    /// The least share of an outline's cells that, moved by the displacement found, land on the
+    /// flash frame's own structure (`flashOnly`, widened by a cell): 0.5. On the hard fixtures' moved
+    /// disc 0.71–0.89 (session 44).
+    static let minimumMatchedShare = 0.5
 
     /// Looks for disagreement on the reduced pair (A = F − D with EXIF's ratio, as stage 4a reads it),
     /// with the ratio stage 4a measured (per line along its readout axis, and its channel scale).
@@ -125,7 +145,7 @@ public struct FrameDisagreement: Sendable, Equatable {
         // Regions, largest first, in groups of regions within the searched range of each other: pieces
         // of one outline more often than not (an outline breaks where the flash frame's background has
         // edges of its own), matched together for one displacement, within the search budget.
-        let regions = connectedRegions(outline, width: w, height: h).sorted { $0.count > $1.count }
+        let regions = Array(connectedRegions(outline, width: w, height: h).sorted { $0.count > $1.count }.prefix(maximumRegions))
         guard !regions.isEmpty else { return .none }
         let range = max(2, Int((Double(min(w, h)) * searchShare).rounded()))
         let perCell = (2 * range + 1) * (2 * range + 1)
@@ -134,12 +154,17 @@ public struct FrameDisagreement: Sendable, Equatable {
         var found = [Region?](repeating: nil, count: regions.count)
         for group in nearbyGroups(regions, width: w, distance: range) {
             let cellsOfGroup = group.flatMap { regions[$0] }
-            var v = SIMD2<Int>(0, 0)
-            if cellsOfGroup.count * perCell <= budget {
-                budget -= cellsOfGroup.count * perCell
-                v = displacement(outline: cellsOfGroup, flashOnly: flashOnly, ambient: ambientGradient, flash: flashGradient,
+            guard cellsOfGroup.count * perCell <= budget else { continue }
+            budget -= cellsOfGroup.count * perCell
+            let v = displacement(outline: cellsOfGroup, flashOnly: flashOnly, ambient: ambientGradient, flash: flashGradient,
                                  width: w, height: h, range: range)
-            }
+            // Something moved only if the flash frame shows the outline elsewhere: most of its cells,
+            // moved by v, land on structure of F that A does not hold. A still scene's ambient edges
+            // that F does not follow (a subject backlit in the ambient frame and lit by the flash, a
+            // shake longer than the blur match, rows a flickering light left dark in the flash
+            // exposure) have no such counterpart: F's edges there are A's too.
+            guard v != .zero, matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h) >= minimumMatchedShare
+            else { continue }
             for i in group {
                 sweep(regions[i], along: v, radius: rad + 1, width: w, height: h, into: &swept)
                 found[i] = Region(outlineCells: regions[i].count, displacement: SIMD2(Double(v.x * p.block), Double(v.y * p.block)))
@@ -381,6 +406,18 @@ public struct FrameDisagreement: Sendable, Equatable {
             }
         }
         return best
+    }
+
+    /// The share of the outline's cells q for which q + v lies on a set cell of `set` (cells beyond
+    /// the plane count as not set).
+    static func matchedShare(outline: [Int], shiftedBy v: SIMD2<Int>, onto set: [Bool], width w: Int, height h: Int) -> Double {
+        guard !outline.isEmpty else { return 0 }
+        var hits = 0
+        for j in outline {
+            let x = j % w + v.x, y = j / w + v.y
+            if x >= 0, y >= 0, x < w, y < h, set[y * w + x] { hits += 1 }
+        }
+        return Double(hits) / Double(outline.count)
     }
 
     /// The regions (cell lists, on a plane `width` wide) grouped by nearness: two regions whose
