@@ -154,8 +154,9 @@ public struct FusionResult: Sendable {
     public var ambientRatio: AmbientRatioEstimate
     /// `PixelFlag` bits per pixel, flash-frame geometry (`DarkRoomEstimate.flags`): non-zero where the
     /// output measured nothing — the flash frame clipped (at the white level or far below black), the
-    /// registered ambient sample clipped, or no ambient sample there. The confidence is 0 there and
-    /// the output is the gap fill.
+    /// registered ambient sample clipped, no ambient sample there, or the frames disagree (something
+    /// moved between them: stage 4c, `FrameDisagreement`). The confidence is 0 there and the output
+    /// is the gap fill.
     public var pixelFlags: [UInt8]
 }
 

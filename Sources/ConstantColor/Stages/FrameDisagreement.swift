@@ -45,7 +45,8 @@ public struct FrameDisagreement: Sendable, Equatable {
         /// Windows of the reduced pair on the ambient frame's outline of what moved.
         public var outlineCells: Int
         /// Full-resolution pixels (x, y) from the outline's place in the ambient frame to its place in
-        /// the flash frame (zero where no displacement was found: the outline alone is flagged).
+        /// the flash frame (never zero: an outline the flash frame does not show displaced is not a
+        /// region).
         public var displacement: SIMD2<Double>
     }
 
