@@ -127,7 +127,7 @@ public struct FrameDisagreement: Sendable, Equatable {
             return set
         }
         // The ambient frame's outline of what moved: A's structure that F does not follow.
-        let ambientGradient = gradients(channelSum(p.ambientChannels), width: w, height: h)
+        let ambientGradient = gradients(p.ambient, width: w, height: h)
         let outline = centredWindows(edge: ambientGradient.map { ($0 * $0).sum().squareRoot() }) { j in
             stats.deviation[j] > 0 && stats.expected[j] > 0 && stats.flashNoise[j] > 0
                 && stats.deficit[j] > minimumDeficitZ * stats.deviation[j]
@@ -173,7 +173,7 @@ public struct FrameDisagreement: Sendable, Equatable {
         }
         var result = FrameDisagreement(regions: found.compactMap { $0 }, flaggedPixelCount: 0, cells: swept, cellWidth: w,
                                        cellHeight: h, block: p.block, origin: p.origin)
-        result.flaggedPixelCount = result.pixelCount(fullWidth: p.fullWidth, fullHeight: p.fullHeight)
+        result.flaggedPixelCount = result.flaggedBlocks(width: p.fullWidth, height: p.fullHeight).reduce(0) { $0 + $1.rows.count * $1.columns.count }
         return result
     }
 
@@ -258,15 +258,16 @@ public struct FrameDisagreement: Sendable, Equatable {
         return start..<max(start, min(full, end))
     }
 
-    private func pixelCount(fullWidth: Int, fullHeight: Int) -> Int {
-        var total = 0
+    /// The full-resolution pixel blocks (rows, columns) of the cells set, on a `width × height` frame.
+    private func flaggedBlocks(width: Int, height: Int) -> [(rows: Range<Int>, columns: Range<Int>)] {
+        var blocks: [(rows: Range<Int>, columns: Range<Int>)] = []
         for cy in 0..<cellHeight {
-            let rows = pixelRange(cell: cy, cells: cellHeight, full: fullHeight).count
+            let rows = pixelRange(cell: cy, cells: cellHeight, full: height)
             for cx in 0..<cellWidth where cells[cy * cellWidth + cx] {
-                total += rows * pixelRange(cell: cx, cells: cellWidth, full: fullWidth).count
+                blocks.append((rows, pixelRange(cell: cx, cells: cellWidth, full: width)))
             }
         }
-        return total
+        return blocks
     }
 
     /// Sets `PixelFlag.framesDisagree` on the pixels of the regions found, in `flags` (flash-frame
@@ -274,12 +275,8 @@ public struct FrameDisagreement: Sendable, Equatable {
     public func mark(_ flags: inout [UInt8], width: Int, height: Int) {
         guard flaggedPixelCount > 0 else { return }
         precondition(flags.count == width * height)
-        for cy in 0..<cellHeight {
-            let rows = pixelRange(cell: cy, cells: cellHeight, full: height)
-            for cx in 0..<cellWidth where cells[cy * cellWidth + cx] {
-                let columns = pixelRange(cell: cx, cells: cellWidth, full: width)
-                for y in rows { for x in columns { flags[y * width + x] |= PixelFlag.framesDisagree } }
-            }
+        for block in flaggedBlocks(width: width, height: height) {
+            for y in block.rows { for x in block.columns { flags[y * width + x] |= PixelFlag.framesDisagree } }
         }
     }
 
@@ -466,59 +463,16 @@ public struct FrameDisagreement: Sendable, Equatable {
     static func sweep(_ outline: [Int], along v: SIMD2<Int>, radius: Int, width w: Int, height h: Int, into set: inout [Bool]) {
         let length = (Double(v.x * v.x + v.y * v.y)).squareRoot()
         let steps = max(1, Int((2 * length).rounded(.up)))
-        var centres = Set<Int>()
+        var centres = [Bool](repeating: false, count: w * h)
         for j in outline {
             let x = Double(j % w), y = Double(j / w)
             for s in 0...steps {
                 let t = Double(s) / Double(steps)
                 let cx = Int((x + t * Double(v.x)).rounded()), cy = Int((y + t * Double(v.y)).rounded())
                 guard cx >= 0, cy >= 0, cx < w, cy < h else { continue }
-                centres.insert(cy * w + cx)
+                centres[cy * w + cx] = true
             }
         }
-        for j in centres {
-            let x = j % w, y = j / w
-            for yy in max(0, y - radius)...min(h - 1, y + radius) {
-                for xx in max(0, x - radius)...min(w - 1, x + radius) { set[yy * w + xx] = true }
-            }
-        }
-    }
-}
-
-/// A square window around a cell, clipped to the plane; `extra` widens it per axis (x, y).
-struct CellWindow {
-    let x0: Int, y0: Int, x1: Int, y1: Int
-    init(x: Int, y: Int, radius: Int, width: Int, height: Int, extra: (Int, Int) = (0, 0)) {
-        x0 = max(0, x - radius - extra.0); x1 = min(width - 1, x + radius + extra.0)
-        y0 = max(0, y - radius - extra.1); y1 = min(height - 1, y + radius + extra.1)
-    }
-    /// Cells in the window.
-    var count: Int { (x1 - x0 + 1) * (y1 - y0 + 1) }
-}
-
-/// Summed-area table of a plane (Crow 1984): any window's sum in four reads.
-struct IntegralImage {
-    private let sums: [Double]
-    private let width: Int
-
-    init(_ plane: [Double], width w: Int, height h: Int) {
-        width = w
-        var s = [Double](repeating: 0, count: (w + 1) * (h + 1))
-        for y in 0..<h {
-            var row = 0.0
-            for x in 0..<w {
-                row += plane[y * w + x]
-                s[(y + 1) * (w + 1) + x + 1] = s[y * (w + 1) + x + 1] + row
-            }
-        }
-        sums = s
-    }
-
-    init(_ plane: [Int], width w: Int, height h: Int) { self.init(plane.map(Double.init), width: w, height: h) }
-
-    /// The sum over the window.
-    func sum(_ b: CellWindow) -> Double {
-        let s = width + 1
-        return sums[(b.y1 + 1) * s + b.x1 + 1] - sums[b.y0 * s + b.x1 + 1] - sums[(b.y1 + 1) * s + b.x0] + sums[b.y0 * s + b.x0]
+        for (j, covered) in dilated(centres, width: w, height: h, radius: radius).enumerated() where covered { set[j] = true }
     }
 }

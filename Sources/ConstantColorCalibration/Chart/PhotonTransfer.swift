@@ -109,21 +109,18 @@ public enum PhotonTransfer {
         let w = raw.width, sw = square.columns.count, sh = square.rows.count
         guard sw > 0, sh > 0 else { return nil }
         // Summed-area tables of the values and of the unusable pixels over the square.
-        let tw = sw + 1
-        var values = [Double](repeating: 0, count: tw * (sh + 1)), bad = [Int](repeating: 0, count: tw * (sh + 1))
+        var plane = [Double](repeating: 0, count: sw * sh), unusablePlane = [Int](repeating: 0, count: sw * sh)
         var sum = 0.0, count = 0
         for j in 0..<sh {
-            var rowSum = 0.0, rowBad = 0
             for i in 0..<sw {
                 let x = square.columns.lowerBound + i, y = square.rows.lowerBound + j
                 let unusable = clipped.map { $0[y * w + x] != 0 } ?? false
                 let v = unusable ? 0 : Double(raw[x, y, channel])
                 if !unusable { sum += v; count += 1 }
-                rowSum += v; rowBad += unusable ? 1 : 0
-                values[(j + 1) * tw + i + 1] = values[j * tw + i + 1] + rowSum
-                bad[(j + 1) * tw + i + 1] = bad[j * tw + i + 1] + rowBad
+                plane[j * sw + i] = v; unusablePlane[j * sw + i] = unusable ? 1 : 0
             }
         }
+        let values = IntegralImage(plane, width: sw, height: sh), bad = IntegralImage(unusablePlane, width: sw, height: sh)
         /// Half the trimmed variance of the differences of k × k block means at least `blockGap`
         /// pixels apart (horizontal and vertical pairs), with its degrees of freedom (`trimmedVariance`). The
         /// blocks tile the square (no overlap): differences of overlapping blocks are correlated,
@@ -135,10 +132,9 @@ public enum PhotonTransfer {
             let m = (k + blockGap + k - 1) / k          // tiles apart: (m − 1)·k ≥ blockGap pixels between
             let columns = sw / k, rows = sh / k
             @inline(__always) func tile(_ u: Int, _ v: Int) -> Double? {
-                let i = u * k, j = v * k
-                let a = j * tw + i, b = a + k, c = (j + k) * tw + i, d = c + k
-                guard bad[d] - bad[b] - bad[c] + bad[a] == 0 else { return nil }
-                return (values[d] - values[b] - values[c] + values[a]) / Double(k * k)
+                let columns = (u * k)..<(u * k + k), rows = (v * k)..<(v * k + k)
+                guard bad.sum(columns: columns, rows: rows) == 0 else { return nil }
+                return values.sum(columns: columns, rows: rows) / Double(k * k)
             }
             // Horizontal and vertical pairs apart: a trend across the patch shifts each set's mean by
             // its own gradient, which must not count as spread.
