@@ -20,12 +20,12 @@ struct MovingObjectTests {
         var capture: SynthCapture
     }
 
-    static func fuse(_ condition: SynthCondition, seed: UInt64) throws -> Outcome {
+    static func fuse(_ condition: SynthCondition, seed: UInt64, options: FusionOptions = FusionOptions()) throws -> Outcome {
         let cap = try nikonRenderer(Fixture.library).render(condition, width: 600, height: 400, seed: seed,
                                                             options: RenderOptions(truthMaps: true))
         let r = try FusionPipeline.run(flash: RawFrame(image: cap.flash.image, exposure: cap.flash.exposure, name: "flash"),
                                        ambient: RawFrame(image: cap.ambient!.image, exposure: cap.ambient!.exposure, name: "ambient"),
-                                       camera: camera, flashProfile: flash)
+                                       camera: camera, flashProfile: flash, options: options)
         return Outcome(result: r, capture: cap)
     }
 
@@ -82,9 +82,10 @@ struct MovingObjectTests {
         ("a 630 nm spot beside daylight", 1),
         ("3000 K with a 12 px shake and 100 Hz flicker", 2),
         ("every capture fault but the moving object, 800 lux", 3),
+        ("3000 K with an 8 px shake, EXIF's exposure ratio asked for (the blur is the frames' in either mode)", 4),
     ])
     func stillScene(name: String, index: Int) throws {
-        var c: SynthCondition
+        var c: SynthCondition, options = FusionOptions()
         switch index {
         case 0:
             c = SynthCondition(name: "leds", description: name,
@@ -102,15 +103,21 @@ struct MovingObjectTests {
             c = SynthCondition(name: "shake", description: name, lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 600)])
             c.effects.handShake = HandShake(lengthPx: 12, angleDegrees: 80, bowPx: 0.5)
             c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.3)
-        default:
+        case 3:
             c = SynthCondition.envelope(lux: 800, cctKelvin: 5000, duv: 0)
             c.effects = CaptureEffects.allOn(key: "still-scene-test")
             c.effects.movingObject = nil
+        default:
+            c = SynthCondition(name: "shake-metadata", description: name, lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 200)])
+            c.effects.handShake = HandShake(lengthPx: 8, angleDegrees: 70)
+            options.estimateAmbientRatio = false
         }
-        let o = try Self.fuse(c, seed: 5)
+        let o = try Self.fuse(c, seed: 5, options: options)
         let report = try #require(o.result.report.frameDisagreement)
         print("\(name): \(report.regionCount) regions, \(String(format: "%.3f", 100 * report.pixelFraction)) % of the frame")
         #expect(report.regionCount == 0)
         #expect(!o.result.pixelFlags.contains { $0 & PixelFlag.framesDisagree != 0 })
+        // The ambient frame's extra blur is measured from the frames, whichever ratio is subtracted.
+        #expect(o.result.report.exposure.ambientRatio?.ambientBlurVariancePixels2 != nil)
     }
 }

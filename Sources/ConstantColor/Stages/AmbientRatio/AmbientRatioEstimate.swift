@@ -75,7 +75,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// its exposure, and resampling), per axis (x, y) as a variance in full-resolution pixels²: the
     /// blur given to the flash frame before the edge regression — per axis the larger of the
     /// resampling's and the measured (`RelativeBlur`; the resampling's alone on an axis with too
-    /// few edges), at most what a 3-tap blur gives (0.5 pixel² of the measurement's grid). Nil when
+    /// few edges), at most what a 3-tap blur gives (0.5 pixel² of the measurement's grid). Measured
+    /// with EXIF's ratio asked for too (`metadata(height:uncertainty:checkedAgainst:)`); nil when
     /// stage 4a did not run.
     public var ambientBlurVariance: SIMD2<Double>? = nil
     /// Where the illumination-edge profiles' robust location (within two stops of EXIF) lies outside
@@ -198,9 +199,13 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// flicker banding found is counted by its RMS along the lines (`uncompensatedBanding`): the
     /// confidence then falls wherever the ambient light matters. Before, the option turned every such
     /// check off: an ambient ISO tag 4× off gave `constantColor` at 0.93 and 6.7 ΔE00 (the default
-    /// mode: a warning and `fallback`).
+    /// mode: a warning and `fallback`). The ambient frame's extra blur is the frames', not the
+    /// ratio's, and is kept (`ambientBlurVariance`, which stage 4c gives the flash frame): without it
+    /// a still pair with an 8 px hand shake had 0.8 % of its frame flagged as moved in this mode and
+    /// none in the default one.
     public static func metadata(height: Int, uncertainty: Double, checkedAgainst measured: AmbientRatioEstimate) -> AmbientRatioEstimate {
         var m = metadata(height: height, uncertainty: uncertainty)
+        m.ambientBlurVariance = measured.ambientBlurVariance
         m.edgeRatio = measured.edgeRatio; m.edgeRelativeUncertainty = measured.edgeRelativeUncertainty
         m.edgeRatioBeyondRange = measured.edgeRatioBeyondRange
         m.edgeSampleCountBeyondRange = measured.edgeSampleCountBeyondRange
