@@ -648,14 +648,20 @@ extension AmbientRatioEstimate {
     /// and exact edges take it all. A weighted mean is only meaningful for measurements that agree:
     /// where the two differ by more than `compatibilityLimit` standard deviations of their difference
     /// (one of them is off by more than it says: an EXIF error far out in its tail, or edges
-    /// misled), the more precise one is taken alone (weight 1 or 0), as a choice between them.
+    /// misled), the more precise one is taken alone (weight 1 or 0), as a choice between them. EXIF
+    /// taken against edges that contradict it is a choice the data did not confirm: its uncertainty is
+    /// then at least the discrepancy (as `--exposure-ratio metadata` counts it), so the confidence
+    /// falls wherever the ambient light matters (a 10 lux render with the ambient exposure 0.8× its
+    /// tags: edges 1.30 ± 0.06 for a true 1.25, EXIF's 1 taken at its ±4 %). An EXIF stated exact
+    /// (uncertainty 0) is taken as stated.
     static func combined(metadataUncertainty: Double, edgeRatio: Double,
                          edgeStandardError: Double) -> (ratio: Double, relativeUncertainty: Double, edgeWeight: Double) {
         let exifVariance = metadataUncertainty * metadataUncertainty, edgeVariance = edgeStandardError * edgeStandardError
         let total = exifVariance + edgeVariance
         guard total > 0 else { return (1, 0, 0) }
         if abs(edgeRatio - 1) > compatibilityLimit * total.squareRoot() {
-            return edgeVariance < exifVariance ? (edgeRatio, edgeStandardError / edgeRatio, 1) : (1, metadataUncertainty, 0)
+            return edgeVariance < exifVariance ? (edgeRatio, edgeStandardError / edgeRatio, 1)
+                : (1, metadataUncertainty > 0 ? max(metadataUncertainty, abs(edgeRatio - 1)) : 0, 0)
         }
         let weight = exifVariance / total, ratio = 1 + weight * (edgeRatio - 1)
         return (ratio, (exifVariance * edgeVariance / total).squareRoot() / ratio, weight)

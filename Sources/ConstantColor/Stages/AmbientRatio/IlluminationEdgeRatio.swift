@@ -308,6 +308,23 @@ enum IlluminationEdgeRatio {
     /// The search range of r₀ (EXIF is not off by more than ±40 %, `AmbientRatioEstimate.searchedRelativeRange`).
     static let range = (1 - AmbientRatioEstimate.searchedRelativeRange)...(1 + AmbientRatioEstimate.searchedRelativeRange)
 
+    /// How many of its own standard errors a profile's g may lie beyond `range` and still measure r₀
+    /// within it (`withinRange`): 3.
+    static let rangeMarginSigmas = 3.0
+
+    /// Whether a profile measures r₀ within `range`: its g within the range widened by
+    /// `rangeMarginSigmas` of its standard error. The range bounds r₀, not each profile's noisy g:
+    /// profiles cut at the range itself left the noisy ones' distribution truncated about EXIF's 1,
+    /// and their location was pulled toward it — at 10 lux (σ 0.3–0.45 per profile) EXIF's ratio
+    /// 25 % high or low read 0.92–0.96 and 1.01–1.02 for 0.80 and 1.25 (noise-free renders 0.79 and
+    /// 1.22), a shrinkage to a third of the deviation that no stated error covered, and the truncated
+    /// scatter made the profiles look twice as precise as their σ (docs/real-capture-findings.md,
+    /// session 45). A precise profile is cut where it was.
+    static func withinRange(_ profile: EdgeProfile) -> Bool {
+        let margin = rangeMarginSigmas * profile.sigma
+        return profile.g >= range.lowerBound - margin && profile.g <= range.upperBound + margin
+    }
+
     /// Removes the least-squares line from a profile sampled at s = −reach…reach, in place.
     static func detrended(_ v: inout [Double]) {
         let n = v.count, reach = n / 2
@@ -443,7 +460,7 @@ enum IlluminationEdgeRatio {
                 let inProportion = used == 3 && Self.ambientChangesInProportion(relativeAmbient, variance: relativeAmbientVariance)
                 let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h, alongLine: horizontal,
                                           ambientInProportion: inProportion)
-                if range.contains(profile.g) { candidates.append(profile) } else { beyond.append(profile) }
+                if withinRange(profile) { candidates.append(profile) } else { beyond.append(profile) }
             }
         }
         return checkedAcrossLines(candidates: candidates, beyond: beyond, threeChannel: threeChannel)
@@ -536,7 +553,9 @@ enum IlluminationEdgeRatio {
         // location (not truncated at the range, so noise alone leaves it inside). When it lies
         // beyond the range by more than three standard errors, EXIF is off by more than the search
         // allows.
-        let result = selection(explained, misfitScale: misfitScale)
+        // (A location beyond the range is no measurement within it: profiles that reach into the
+        // range by their noise alone, `withinRange`, do not make one.)
+        let result = selection(explained, misfitScale: misfitScale).flatMap { range.contains($0.ratio) ? $0 : nil }
         let illuminationLike = (explained + explainedBeyond).filter {
             readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && plausibleRatios.contains($0.g)
         }
