@@ -546,6 +546,9 @@ enum IlluminationEdgeRatio {
         let channelAgreement = Self.channelAgreement(explainedThreeChannel, misfitScale: misfitScale)
         let explained = candidates.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
         let explainedBeyond = beyond.filter { $0.misfit < scale * misfitLimit(channels: $0.channelCount) }
+        // r₀ within the range: a location beyond it is no measurement within it (profiles that reach
+        // into the range by their noise alone, `withinRange`, do not make one).
+        let result = selection(explained, misfitScale: misfitScale).flatMap { range.contains($0.ratio) ? $0 : nil }
         // All explained profiles, within the range and beyond, that read as illumination edges by
         // their own g (σ < 0.2·(Q − g), g < 0.6·Q: far below Q, where a reflectance edge sits) and
         // lie within `plausibleRatios` of EXIF (g near 0 is an edge of the ambient frame the flash
@@ -553,9 +556,6 @@ enum IlluminationEdgeRatio {
         // location (not truncated at the range, so noise alone leaves it inside). When it lies
         // beyond the range by more than three standard errors, EXIF is off by more than the search
         // allows.
-        // (A location beyond the range is no measurement within it: profiles that reach into the
-        // range by their noise alone, `withinRange`, do not make one.)
-        let result = selection(explained, misfitScale: misfitScale).flatMap { range.contains($0.ratio) ? $0 : nil }
         let illuminationLike = (explained + explainedBeyond).filter {
             readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && plausibleRatios.contains($0.g)
         }
