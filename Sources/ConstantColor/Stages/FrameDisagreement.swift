@@ -446,16 +446,9 @@ public struct FrameDisagreement: Sendable, Equatable {
         return order.map { members[$0]! }
     }
 
-    /// The cells within `radius` (a square) of a set cell.
+    /// The cells within `radius` (a square) of a set cell: `maximumFilter` of the set.
     static func dilated(_ set: [Bool], width w: Int, height h: Int, radius: Int) -> [Bool] {
-        var out = set
-        for j in set.indices where set[j] {
-            let x = j % w, y = j / w
-            for yy in max(0, y - radius)...min(h - 1, y + radius) {
-                for xx in max(0, x - radius)...min(w - 1, x + radius) { out[yy * w + xx] = true }
-            }
-        }
-        return out
+        maximumFilter(set.map { $0 ? 1 : 0 }, width: w, height: h, radius: radius).map { $0 > 0 }
     }
 
     /// Sets the cells within `radius` (a square) of the outline moved by `t·v`, t from 0 to 1 in
