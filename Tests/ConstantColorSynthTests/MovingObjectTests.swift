@@ -83,6 +83,7 @@ struct MovingObjectTests {
         ("3000 K with a 12 px shake and 100 Hz flicker", 2),
         ("every capture fault but the moving object, 800 lux", 3),
         ("3000 K with an 8 px shake, EXIF's exposure ratio asked for (the blur is the frames' in either mode)", 4),
+        ("2700 K left and a 450 nm LED right, 100 Hz flicker through 2 kHz PWM (bands the flash frame has in place)", 5),
     ])
     func stillScene(name: String, index: Int) throws {
         var c: SynthCondition, options = FusionOptions()
@@ -107,6 +108,13 @@ struct MovingObjectTests {
             c = SynthCondition.envelope(lux: 800, cctKelvin: 5000, duv: 0)
             c.effects = CaptureEffects.allOn(key: "still-scene-test")
             c.effects.movingObject = nil
+        case 5:
+            // Before the counterpart had to lie beyond `FrameDisagreement.inPlaceReach`, 113 regions,
+            // 26 % of the frame, matched 1–2 cells from where they are.
+            c = SynthCondition(name: "pwm-bands", description: name,
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 150, placement: .left),
+                                        AmbientLight(spectrum: .narrowBand(peakNm: 450, halfWidthNm: 15), lux: 150, placement: .right)])
+            c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.9, pwmHz: 2000, pwmDuty: 0.2)
         default:
             c = SynthCondition(name: "shake-metadata", description: name, lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 200)])
             c.effects.handShake = HandShake(lengthPx: 8, angleDegrees: 70)
