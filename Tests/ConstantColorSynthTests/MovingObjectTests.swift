@@ -77,6 +77,21 @@ struct MovingObjectTests {
         #expect(o.result.report.warnings.contains { $0.contains("something moved between the frames") })
     }
 
+    @Test("A disc moved by a fraction of a window is found, though its shift lies within the outline's own reach")
+    func shortMotion() throws {
+        var c = SynthCondition(name: "short", description: "3000 K, a disc moved 4 px",
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 200)])
+        // 4 px at 600 × 400 is 2 cells of stage 4c's reduced pair, within `FrameDisagreement.inPlaceReach`:
+        // the outline's cells land on the flash frame's own structure at the shift, none in place.
+        c.effects.movingObject = MovingObject(flashCenter: SIMD2(0.5, 0.5), ambientCenter: SIMD2(0.5 - 4.0 / 600, 0.5),
+                                              radiusFraction: 0.06)
+        let o = try Self.fuse(c, seed: 3)
+        let report = try #require(o.result.report.frameDisagreement)
+        print("a disc moved 4 px: \(report.regionCount) regions, displacements \(report.displacementsPixels)")
+        #expect(report.regionCount > 0)
+        for v in report.displacementsPixels { #expect(abs(v[0] - 4) <= 2 && abs(v[1]) <= 2) }
+    }
+
     @Test("Still scenes are not flagged", arguments: [
         ("two LEDs, 630 nm left and 490 nm right, 3 px shake", 0),
         ("a 630 nm spot beside daylight", 1),
@@ -109,8 +124,8 @@ struct MovingObjectTests {
             c.effects = CaptureEffects.allOn(key: "still-scene-test")
             c.effects.movingObject = nil
         case 5:
-            // Before the counterpart had to lie beyond `FrameDisagreement.inPlaceReach`, 113 regions,
-            // 26 % of the frame, matched 1–2 cells from where they are.
+            // Before a shift within `FrameDisagreement.inPlaceReach` had to match less in place
+            // (`inPlaceShare`): 113 regions, 26 % of the frame, matched 1–2 cells from where they are.
             c = SynthCondition(name: "pwm-bands", description: name,
                                lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 150, placement: .left),
                                         AmbientLight(spectrum: .narrowBand(peakNm: 450, halfWidthNm: 15), lux: 150, placement: .right)])

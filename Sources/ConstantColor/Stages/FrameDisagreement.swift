@@ -45,8 +45,8 @@ public struct FrameDisagreement: Sendable, Equatable {
         /// Windows of the reduced pair on the ambient frame's outline of what moved.
         public var outlineCells: Int
         /// Full-resolution pixels (x, y) from the outline's place in the ambient frame to its place in
-        /// the flash frame (more than `inPlaceReach` cells on an axis: an outline the flash frame
-        /// does not show displaced is not a region).
+        /// the flash frame (never zero: an outline the flash frame does not show displaced is not a
+        /// region, nor one it shows in place, `inPlaceReach`).
         public var displacement: SIMD2<Double>
     }
 
@@ -97,19 +97,22 @@ public struct FrameDisagreement: Sendable, Equatable {
     /// flash frame's own structure (`flashOnly`, widened by a cell): 0.5. On the hard fixtures' moved
     /// disc 0.71–0.89 (session 44).
     static let minimumMatchedShare = 0.5
-    /// The farthest (cells, on either axis) a counterpart may lie from the outline and still be in
+    /// The farthest (cells, on either axis) a counterpart may lie from the outline and still share
     /// its place: `windowRadius`, the reach of the centring (a window counts where its centre holds
     /// at least half of the window's largest edge strength, so a cell of either map lies up to a
     /// window radius from the edge it stands for). Within it, the flash frame's own structure and
     /// the ambient frame's outline can be one and the same place — the frames differ there, as
     /// rows a flickering lamp left dark in the flash exposure, or a demosaicing fringe in other
-    /// light, make them, and nothing moved. Where the best match lies that near, it is no
-    /// displacement: on the probe's still renders such groups flagged up to 25 % of a frame under
-    /// PWM-dimmed flicker (best shifts of 1–2 cells, the outline's cells on F's own structure in
-    /// place as often as at the shift), while the hard fixtures' moved discs matched at 5 cells or
-    /// more (docs/real-capture-findings.md, session 46). A motion this short is below the stage's
-    /// resolution in any case (a window).
+    /// light, make them, and nothing moved. So a shift this short counts only where the outline's
+    /// own cells, unshifted, land on F's own structure less than `inPlaceShare` as often as moved by
+    /// it. On the probe's still renders such groups flagged up to 25 % of a frame under PWM-dimmed
+    /// flicker (best shifts of 1–2 cells, in place 0.55–0.87 of their share at the shift); a disc
+    /// moved by 1.5 cells at 2400 × 1600 matched at 2 cells with nothing in place; moved discs of
+    /// the hard fixtures matched at 5 cells or more (docs/real-capture-findings.md, session 46).
     static let inPlaceReach = windowRadius
+    /// Within `inPlaceReach`, the most the outline's share on F's own structure in place may be, as
+    /// a fraction of its share at the shift: a half (most of the match is not in place).
+    static let inPlaceShare = 0.5
 
     /// Looks for disagreement on the reduced pair (A = F − D with EXIF's ratio, as stage 4a reads it),
     /// with the ratio stage 4a measured (per line along its readout axis, and its channel scale).
@@ -177,11 +180,13 @@ public struct FrameDisagreement: Sendable, Equatable {
             // that F does not follow (a subject backlit in the ambient frame and lit by the flash, a
             // shake longer than the blur match, rows a flickering light left dark in the flash
             // exposure) have no such counterpart: F's edges there are A's too.
-            // And only if that place is not the outline's own: a counterpart found within
-            // `inPlaceReach` is the flash frame's own structure where A's outline is (the frames
-            // differ in place), not a displaced one.
-            guard max(abs(v.x), abs(v.y)) > inPlaceReach,
-                  matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h) >= minimumMatchedShare
+            // And, for a shift within `inPlaceReach`, only if the outline's own place is not as much
+            // F's own structure: then the frames differ in place, and nothing moved.
+            guard v != .zero else { continue }
+            let share = matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h)
+            guard share >= minimumMatchedShare,
+                  max(abs(v.x), abs(v.y)) > inPlaceReach
+                      || matchedShare(outline: cellsOfGroup, shiftedBy: .zero, onto: flashOnly, width: w, height: h) < inPlaceShare * share
             else { continue }
             for i in group {
                 sweep(regions[i], along: v, radius: rad + 1, width: w, height: h, into: &swept)
