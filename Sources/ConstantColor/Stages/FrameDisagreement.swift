@@ -31,13 +31,16 @@ import Foundation
 /// `minimumMatchedShare`). That is what tells motion from the still scene's ambient edges F does not
 /// follow — a subject backlit in the ambient frame and lit by the flash (D falls where A rises), a
 /// shake longer than the blur match, rows a flickering lamp left dark in the flash exposure — whose
-/// counterparts in F are A's edges too. Every point of either crescent lies on the outline moved by
+/// counterparts in F are A's edges too. A v within a window radius must not find as much of that
+/// structure in place (`inPlaceReach`: bands or fringes the flash frame has where A's outline is, and
+/// nothing moved). Every point of either crescent lies on the outline moved by
 /// `t·v` for some t in [0, 1], so the outline swept along v (and widened by the window) is set
 /// `PixelFlag.framesDisagree`: confidence 0 and the gap fill there (SPEC 2.6, 2.7).
-/// Limits (docs/real-capture-findings.md, session 44): an object smaller than a window or moving by
-/// less than about one is not found, nor one moving by more than `searchShare` of the short side;
-/// under a flickering narrow-band lamp beside another, and near a narrow coloured spot's border,
-/// some still scenes are flagged; the deficit's noise counts blurred cells as independent, so after
+/// Limits (docs/real-capture-findings.md, sessions 44–46): an object smaller than a window is not
+/// found, one moving by less than a window only in pieces of its outline (a 1.5-cell motion at
+/// 2400 × 1600: groups of 3–4 cells), nor one moving by more than `searchShare` of the short side;
+/// under a flickering narrow-band lamp beside another (PWM at hundreds of hertz), and near a narrow
+/// coloured spot's border, some still scenes are flagged; the deficit's noise counts blurred cells as independent, so after
 /// a long blur match its z overstates the significance (by 1.2–1.7× in a review's simulation).
 public struct FrameDisagreement: Sendable, Equatable {
     /// One region where the frames disagree.
@@ -180,8 +183,9 @@ public struct FrameDisagreement: Sendable, Equatable {
             // that F does not follow (a subject backlit in the ambient frame and lit by the flash, a
             // shake longer than the blur match, rows a flickering light left dark in the flash
             // exposure) have no such counterpart: F's edges there are A's too.
-            // And, for a shift within `inPlaceReach`, only if the outline's own place is not as much
-            // F's own structure: then the frames differ in place, and nothing moved.
+            // And, for a shift within `inPlaceReach`, only if the outline's cells land on F's own
+            // structure in place less than `inPlaceShare` as often: else the frames differ in place,
+            // and nothing moved.
             guard v != .zero else { continue }
             let share = matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h)
             guard share >= minimumMatchedShare,
