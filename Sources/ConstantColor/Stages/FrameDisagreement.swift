@@ -31,11 +31,11 @@ import Foundation
 /// `minimumMatchedShare`). That is what tells motion from the still scene's ambient edges F does not
 /// follow — a subject backlit in the ambient frame and lit by the flash (D falls where A rises), a
 /// shake longer than the blur match, rows a flickering lamp left dark in the flash exposure — whose
-/// counterparts in F are A's edges too. A v within a window radius must not find as much of that
-/// structure in place (`inPlaceReach`: bands or fringes the flash frame has where A's outline is, and
-/// nothing moved). Every point of either crescent lies on the outline moved by
-/// `t·v` for some t in [0, 1], so the outline swept along v (and widened by the window) is set
-/// `PixelFlag.framesDisagree`: confidence 0 and the gap fill there (SPEC 2.6, 2.7).
+/// counterparts in F are A's edges too. Nor may the outline's cells, unshifted, land on such structure
+/// as often (for a v within a window radius, half as often: `inPlaceReach`) — bands or fringes the
+/// flash frame has where A's outline is, and nothing moved. Every point of either crescent lies on
+/// the outline moved by `t·v` for some t in [0, 1], so the outline swept along v (and widened by the
+/// window) is set `PixelFlag.framesDisagree`: confidence 0 and the gap fill there (SPEC 2.6, 2.7).
 /// Limits (docs/real-capture-findings.md, sessions 44–46): an object smaller than a window is not
 /// found, one moving by less than a window only in pieces of its outline (a 1.5-cell motion at
 /// 2400 × 1600: groups of 3–4 cells), nor one moving by more than `searchShare` of the short side;
@@ -114,7 +114,11 @@ public struct FrameDisagreement: Sendable, Equatable {
     /// the hard fixtures matched at 5 cells or more (docs/real-capture-findings.md, session 46).
     static let inPlaceReach = windowRadius
     /// Within `inPlaceReach`, the most the outline's share on F's own structure in place may be, as
-    /// a fraction of its share at the shift: a half (most of the match is not in place).
+    /// a fraction of its share at the shift: a half (most of the match is not in place). Beyond it,
+    /// the share in place must only be the smaller: where the outline lands on F's own structure as
+    /// often unshifted, the match says nothing of a displacement (a 500 Hz PWM's bands matched a band
+    /// away, 0.55 at the shift and 0.63 in place; the moved discs of the hard fixtures at most 0.78
+    /// of their share in place).
     static let inPlaceShare = 0.5
 
     /// Looks for disagreement on the reduced pair (A = F − D with EXIF's ratio, as stage 4a reads it),
@@ -183,14 +187,13 @@ public struct FrameDisagreement: Sendable, Equatable {
             // that F does not follow (a subject backlit in the ambient frame and lit by the flash, a
             // shake longer than the blur match, rows a flickering light left dark in the flash
             // exposure) have no such counterpart: F's edges there are A's too.
-            // And, for a shift within `inPlaceReach`, only if the outline's cells land on F's own
-            // structure in place less than `inPlaceShare` as often: else the frames differ in place,
-            // and nothing moved.
+            // And only if its cells land on F's own structure less often in place: as often, the
+            // match says nothing of a displacement; within `inPlaceReach`, less than `inPlaceShare`
+            // as often, else the frames differ in place, and nothing moved.
             guard v != .zero else { continue }
             let share = matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h)
-            guard share >= minimumMatchedShare,
-                  max(abs(v.x), abs(v.y)) > inPlaceReach
-                      || matchedShare(outline: cellsOfGroup, shiftedBy: .zero, onto: flashOnly, width: w, height: h) < inPlaceShare * share
+            let inPlace = matchedShare(outline: cellsOfGroup, shiftedBy: .zero, onto: flashOnly, width: w, height: h)
+            guard share >= minimumMatchedShare, inPlace < (max(abs(v.x), abs(v.y)) > inPlaceReach ? 1 : inPlaceShare) * share
             else { continue }
             for i in group {
                 sweep(regions[i], along: v, radius: rad + 1, width: w, height: h, into: &swept)
