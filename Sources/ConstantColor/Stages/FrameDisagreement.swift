@@ -40,8 +40,9 @@ import Foundation
 /// found, one moving by less than a window only in pieces of its outline (a 1.5-cell motion at
 /// 2400 × 1600: groups of 3–4 cells), nor one moving by more than `searchShare` of the short side;
 /// under a flickering narrow-band lamp beside another (PWM at hundreds of hertz), and near a narrow
-/// coloured spot's border, some still scenes are flagged; the deficit's noise counts blurred cells as independent, so after
-/// a long blur match its z overstates the significance (by 1.2–1.7× in a review's simulation).
+/// coloured spot's border, some still scenes are flagged; the deficit's noise counts blurred cells
+/// as independent, so after a long blur match its z overstates the significance (by 1.2–1.7× in a
+/// review's simulation).
 public struct FrameDisagreement: Sendable, Equatable {
     /// One region where the frames disagree.
     public struct Region: Sendable, Equatable {
