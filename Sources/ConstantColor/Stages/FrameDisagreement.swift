@@ -190,8 +190,8 @@ public struct FrameDisagreement: Sendable, Equatable {
             // exposure) have no such counterpart: F's edges there are A's too.
             // And only if its cells land on F's own structure less often in place: as often, the
             // match says nothing of a displacement; within `inPlaceReach`, less than `inPlaceShare`
-            // as often, else the frames differ in place, and nothing moved.
-            guard v != .zero else { continue }
+            // as often, else the frames differ in place, and nothing moved. (v = 0 never passes: its
+            // share is its share in place.)
             let share = matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h)
             let inPlace = matchedShare(outline: cellsOfGroup, shiftedBy: .zero, onto: flashOnly, width: w, height: h)
             guard share >= minimumMatchedShare, inPlace < (max(abs(v.x), abs(v.y)) > inPlaceReach ? 1 : inPlaceShare) * share
