@@ -246,6 +246,7 @@ struct ValidateCommand: ParsableCommand {
                 }
             }
             print("ratio |relative error| vs truth: EXIF mean \(pct(set.nominalRatioErrorMean)) max \(pct(set.nominalRatioErrorMax)); estimate mean \(pct(set.ratioErrorMean)) max \(pct(set.ratioErrorMax))"
+                  + (set.ratioErrorZRMS.map { String(format: "; against its stated uncertainty: within 2σ in %d of %d conditions, rms z %.2f", set.ratioWithinTwoUncertainties, set.ratioZCount, $0) } ?? "")
                   + (set.ratioErrorMean != nil ? ""
                      : scores.contains { $0.exposureRatio?.estimated != nil }
                      ? " (no truth.json gives the true ratio, exposure.effectiveAmbientToFlashRatio or trueAmbientToFlashRatio, to measure the errors against)"

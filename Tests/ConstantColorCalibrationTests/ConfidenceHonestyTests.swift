@@ -108,4 +108,18 @@ import Testing
         #expect(ExposureRatioScore(nominal: 2, trueRatio: 2.5).relativeError(2.5) == 0)
         #expect(s.json.object?["estimated"] == .null)
     }
+
+    /// The estimate's error in units of the uncertainty the pipeline states for it: 2.06 against a
+    /// truth of 2 is +3 %, at a stated 2 % that is z = +1.5; no z without an estimate, an uncertainty
+    /// or a positive one.
+    @Test func exposureRatioErrorInStatedUncertainties() throws {
+        let s = ExposureRatioScore(nominal: 2.1, estimated: 2.06, trueRatio: 2, estimatedRelativeUncertainty: 0.02)
+        #expect(abs(try #require(s.estimatedErrorZ) - 1.5) < 1e-12)
+        #expect(abs(try #require(s.json.object?["estimatedErrorZ"]?.double) - 1.5) < 1e-12)
+        #expect(s.json.object?["estimatedRelativeUncertainty"]?.double == 0.02)
+        #expect(ExposureRatioScore(nominal: 2.1, estimated: 2.06, trueRatio: 2).estimatedErrorZ == nil)
+        #expect(ExposureRatioScore(nominal: 2.1, estimated: 2.06, trueRatio: 2, estimatedRelativeUncertainty: 0).estimatedErrorZ == nil)
+        #expect(ExposureRatioScore(nominal: 2.1, trueRatio: 2, estimatedRelativeUncertainty: 0.02).estimatedErrorZ == nil)
+        #expect(ExposureRatioScore(nominal: 2.1, estimated: 2.06, estimatedRelativeUncertainty: 0.02).estimatedErrorZ == nil)
+    }
 }

@@ -250,4 +250,28 @@ import Testing
             with: PatchLabelMask(map: ambient, labels: [7], file: "a"), ambientFromFlash: Matrix3([1, 0, 0, 0, 1, 0, 0, 0, -1]))
         #expect(nowhere.map.samples.allSatisfy { $0 == no })
     }
+
+    /// The set counts the ratio estimate against its stated uncertainty over the conditions that have
+    /// both (z = +1, −3, +0.5 here: two within 2σ, RMS √(10.25/3)); a condition without a
+    /// stated uncertainty is left out, and a set with none has no RMS.
+    @Test func ratioErrorsInStatedUncertaintiesOverTheSet() throws {
+        func scored(_ name: String, estimated: Double, uncertainty: Double?) throws -> ConditionScore {
+            var s = try Self.score(name, Self.condition(shift: Self.shiftA, ambientShift: Self.ambA, scale: 1.7,
+                                                        confidence: [0.9, 0.8, 0.7, 0.6]), labelled: false)
+            s.exposureRatio = ExposureRatioScore(nominal: 10, estimated: estimated, trueRatio: 10,
+                                                 estimatedRelativeUncertainty: uncertainty)
+            return s
+        }
+        let a = try scored("A", estimated: 10.1, uncertainty: 0.01), b = try scored("B", estimated: 9.4, uncertainty: 0.02)
+        let c = try scored("C", estimated: 10.02, uncertainty: 0.004), d = try scored("D", estimated: 10.5, uncertainty: nil)
+        let set = SetScore([a, b, c, d])
+        #expect(set.ratioZCount == 3 && set.ratioWithinTwoUncertainties == 2)
+        let expected: Double = (10.25 / 3.0).squareRoot()
+        #expect(abs(try #require(set.ratioErrorZRMS) - expected) < 1e-9)
+        let ratio = set.json.object?["ambientToFlashRatio"]?.object
+        #expect(ratio?["estimatedWithinTwoUncertainties"]?.double == 2)
+        #expect(ratio?["estimatedErrorZConditions"]?.double == 3)
+        let none = SetScore([d])
+        #expect(none.ratioZCount == 0 && none.ratioErrorZRMS == nil)
+    }
 }

@@ -63,6 +63,7 @@ struct HardFixtureHonestyTests {
             + "within 1.5 but confidence < 0.5: \(pct(h.accurateLowConfidenceFraction)) of \(h.accuratePixelCount) px; "
             + String(format: "ratio EXIF %.4f, true %.4f, effective %.4f, estimate %@",
                      r.nominal, r.trueRatio ?? .nan, r.effective ?? .nan, r.estimated.map { String(format: "%.4f", $0) } ?? "absent")
+            + (r.estimatedErrorZ.map { String(format: " (stated ±%.2f %%, error %+.2f of it)", 100 * (r.estimatedRelativeUncertainty ?? .nan), $0) } ?? "")
             // The reliability table in one line: per claimed-σ bin, pixels, rms claimed σ / rms true error.
             + "; reliability " + h.reliability.filter { $0.pixelCount > 0 }.map { b in
                 String(format: "σ %@: %d px %@/%@", b.rangeLabel, b.pixelCount, b.rmsSigma.map { String(format: "%.2f", $0) } ?? "n/a",

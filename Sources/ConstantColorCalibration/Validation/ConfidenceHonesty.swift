@@ -241,10 +241,25 @@ public struct ExposureRatioScore: Sendable, Equatable {
     public var trueRatio: Double?
     /// The true ratio times the flicker's mean row gains (truth `exposure.effectiveAmbientToFlashRatio`).
     public var effective: Double?
+    /// The relative standard uncertainty the pipeline states for its ratio (report
+    /// `exposure.ambientRatio.relativeUncertainty`: that of r(y), which the confidence counts), when
+    /// its report has one.
+    public var estimatedRelativeUncertainty: Double?
 
     /// Creates a score.
-    public init(nominal: Double, estimated: Double? = nil, trueRatio: Double? = nil, effective: Double? = nil) {
+    public init(nominal: Double, estimated: Double? = nil, trueRatio: Double? = nil, effective: Double? = nil,
+                estimatedRelativeUncertainty: Double? = nil) {
         self.nominal = nominal; self.estimated = estimated; self.trueRatio = trueRatio; self.effective = effective
+        self.estimatedRelativeUncertainty = estimatedRelativeUncertainty
+    }
+
+    /// The estimate's relative error in units of its stated uncertainty (`z`; |z| ≤ 2 in about 95 %
+    /// of conditions where the uncertainty is honest), nil without an error or a positive uncertainty.
+    /// It tells an error the data could not avoid (dim ambient light, whose edges measure the ratio
+    /// to several per cent) from one the pipeline should have seen.
+    public var estimatedErrorZ: Double? {
+        guard let e = relativeError(estimated), let u = estimatedRelativeUncertainty, u > 0 else { return nil }
+        return e / u
     }
 
     /// The truth's ratios from a truth.json (`exposure.trueAmbientToFlashRatio`, else the inverse of
@@ -272,6 +287,7 @@ public struct ExposureRatioScore: Sendable, Equatable {
     public var json: JSONValue {
         func o(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
         return .object(["nominal": .number(nominal), "estimated": o(estimated), "true": o(trueRatio), "effective": o(effective),
-                        "nominalRelativeError": o(relativeError(nominal)), "estimatedRelativeError": o(relativeError(estimated))])
+                        "nominalRelativeError": o(relativeError(nominal)), "estimatedRelativeError": o(relativeError(estimated)),
+                        "estimatedRelativeUncertainty": o(estimatedRelativeUncertainty), "estimatedErrorZ": o(estimatedErrorZ)])
     }
 }

@@ -37,6 +37,10 @@ public struct SetScore: Sendable {
     /// Over the conditions whose report has an estimate and whose truth has a ratio: mean and max
     /// |estimated / true − 1| of the ambient-to-flash ratio, and the same for the EXIF ratio.
     public var ratioErrorMean: Double?, ratioErrorMax: Double?, nominalRatioErrorMean: Double?, nominalRatioErrorMax: Double?
+    /// Over the conditions whose estimate has an error and a stated uncertainty
+    /// (`ExposureRatioScore.estimatedErrorZ`): how many there are, how many lie within two stated
+    /// standard uncertainties, and the RMS of z (about 1 where the stated uncertainty is honest).
+    public var ratioZCount = 0, ratioWithinTwoUncertainties = 0, ratioErrorZRMS: Double?
     /// Patch samples left out because another material covers the patch in the fused output
     /// (condition name, patch name), in condition then chart order.
     public var occludedOutputSamples: [(condition: String, patch: String)]
@@ -133,6 +137,10 @@ public struct SetScore: Sendable {
         ratioErrorMax = estimated.max()
         nominalRatioErrorMean = nominal.isEmpty ? nil : nominal.reduce(0, +) / Double(nominal.count)
         nominalRatioErrorMax = nominal.max()
+        let z = conditions.compactMap { $0.exposureRatio?.estimatedErrorZ }
+        ratioZCount = z.count
+        ratioWithinTwoUncertainties = z.filter { abs($0) <= 2 }.count
+        ratioErrorZRMS = z.isEmpty ? nil : (z.map { $0 * $0 }.reduce(0, +) / Double(z.count)).squareRoot()
     }
 
     /// Why patch samples are left out, in words (reports).
@@ -209,7 +217,9 @@ public struct SetScore: Sendable {
         }
         j["ambientToFlashRatio"] = .object([
             "estimatedRelativeErrorMean": o(ratioErrorMean), "estimatedRelativeErrorMax": o(ratioErrorMax),
-            "nominalRelativeErrorMean": o(nominalRatioErrorMean), "nominalRelativeErrorMax": o(nominalRatioErrorMax)])
+            "nominalRelativeErrorMean": o(nominalRatioErrorMean), "nominalRelativeErrorMax": o(nominalRatioErrorMax),
+            "estimatedErrorZRMS": o(ratioErrorZRMS), "estimatedErrorZConditions": .number(Double(ratioZCount)),
+            "estimatedWithinTwoUncertainties": .number(Double(ratioWithinTwoUncertainties))])
         return .object(j)
     }
 }

@@ -119,21 +119,25 @@ public enum ValidationHTMLReport {
             func ratio(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "–" }
             h += "<h2>Confidence honesty and exposure ratio</h2><p>Per pixel against the label map's truth; ΔE00 chroma is CIEDE2000 after matching each pixel's Y to the reference (no lightness term). "
                 + "Issue 7 asks for at most 1 % of confident pixels (≥ 0.8) more than 3 off, and at most 10 % of pixels within 1.5 with confidence &lt; 0.5. "
-                + "Ratio: ambient-to-flash exposure ratio from EXIF, the pipeline's estimate and the truth (with the flicker's mean gains).</p>"
+                + "Ratio: ambient-to-flash exposure ratio from EXIF, the pipeline's estimate and the truth (with the flicker's mean gains); "
+                + "stated σ: the relative uncertainty the pipeline states for its estimate; error / σ: within ±2 in about 95 % of conditions where that uncertainty is honest.</p>"
                 + "<table><tr><th class=\"l\">condition</th><th>labelled px</th><th>confident px</th><th>confident &gt; 3</th><th>within 1.5 px</th><th>within 1.5, conf &lt; 0.5</th>"
-                + "<th>ratio EXIF</th><th>estimate</th><th>true</th><th>EXIF error</th><th>estimate error</th></tr>"
+                + "<th>ratio EXIF</th><th>estimate</th><th>true</th><th>EXIF error</th><th>estimate error</th><th>stated σ</th><th>error / σ</th></tr>"
             for c in conditions {
                 let hh = c.honesty, r = c.exposureRatio
                 h += "<tr><td class=\"l\">\(escape(c.name))</td><td>\(hh.map { String($0.labelledPixelCount) } ?? "–")</td>"
                     + "<td>\(hh.map { String($0.confidentPixelCount) } ?? "–")</td><td>\(pct(hh?.confidentWrongFraction))</td>"
                     + "<td>\(hh.map { String($0.accuratePixelCount) } ?? "–")</td><td>\(pct(hh?.accurateLowConfidenceFraction))</td>"
                     + "<td>\(ratio(r?.nominal))</td><td>\(ratio(r?.estimated))</td><td>\(ratio(r?.effective ?? r?.trueRatio))</td>"
-                    + "<td>\(pct(r?.relativeError(r?.nominal)))</td><td>\(pct(r?.relativeError(r?.estimated)))</td></tr>"
+                    + "<td>\(pct(r?.relativeError(r?.nominal)))</td><td>\(pct(r?.relativeError(r?.estimated)))</td>"
+                    + "<td>\(pct(r?.estimatedRelativeUncertainty))</td><td>\(r?.estimatedErrorZ.map { String(format: "%+.2f", $0) } ?? "–")</td></tr>"
             }
             if let hs = set.honesty {
                 h += "<tr><th class=\"l\">set (pooled pixels)</th><th>\(hs.labelledPixelCount)</th><th>\(hs.confidentPixelCount)</th>"
                     + "<th>\(pct(hs.confidentWrongFraction))</th><th>\(hs.accuratePixelCount)</th><th>\(pct(hs.accurateLowConfidenceFraction))</th>"
-                    + "<th colspan=\"3\"></th><th>\(pct(set.nominalRatioErrorMean)) mean</th><th>\(pct(set.ratioErrorMean)) mean</th></tr>"
+                    + "<th colspan=\"3\"></th><th>\(pct(set.nominalRatioErrorMean)) mean</th><th>\(pct(set.ratioErrorMean)) mean</th>"
+                    + "<th>\(set.ratioWithinTwoUncertainties) of \(set.ratioZCount) within 2σ</th>"
+                    + "<th>\(set.ratioErrorZRMS.map { String(format: "rms %.2f", $0) } ?? "–")</th></tr>"
             }
             h += "</table>"
             if let hs = set.honesty {

@@ -286,7 +286,8 @@ public enum ValidationRun {
         let ratios = ExposureRatioScore.truth(in: truth)
         score.exposureRatio = ExposureRatioScore(
             nominal: result.report.exposure.ambientToFlashRatio, estimated: ExposureRatioScore.estimate(in: result.report),
-            trueRatio: ratios.trueRatio, effective: ratios.effective)
+            trueRatio: ratios.trueRatio, effective: ratios.effective,
+            estimatedRelativeUncertainty: result.report.exposure.ambientRatio?.relativeUncertainty)
         return score
     }
 
