@@ -146,4 +146,45 @@ import Testing
         #expect(try PatchSampling.sample(one.linear, chart: O.chart, clipped: oneMask, mostlyClippedPatches: .flagged, file: "flash.tif")
             .map(\.mostlyClipped) == [false, true, false, false])
     }
+
+    /// A patch mostly where the frames disagree (stage 4c's `PixelFlag.framesDisagree`: something moved
+    /// over it) is left out as a clipped one is, and said as what it is: its share, no clipping, and
+    /// advice to keep the scene still (the line had said "reshoot with  or move the highlight"). A
+    /// chart mostly so flagged is refused as such, and one mostly flagged for both reasons together
+    /// names both.
+    @Test func patchWhereTheFramesDisagreeIsLeftOutAndSaidSo() throws {
+        let clean = O.condition(shift: O.shiftA, ambientShift: O.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6])
+        var reduced = O.chart
+        reduced.patches.remove(at: 2)
+        let r = try Self.score("A", clean, clipped: nil, chart: reduced)
+        var c = clean
+        let s = try Self.score("A", c, clipped: Self.clipped(&c, columns: [2: 6], bit: PixelFlag.framesDisagree))
+        #expect(s.clippedFraction == [0, 0, 0.75, 0] && s.disagreeFraction == s.clippedFraction)
+        #expect(s.flashClippedFraction == [0, 0, 0, 0] && s.ambientClippedFraction == [0, 0, 0, 0])
+        #expect(s.isMostlyClipped(2) && s.scoredPatches == [0, 1, 3])
+        #expect(abs(s.exposureScale - r.exposureScale) < 1e-12 && abs(s.meanDeltaE2000 - r.meanDeltaE2000) < 1e-12)
+        let summary = try #require(SetScore([s]).clippingSummary)
+        #expect(summary.contains("mostly clipped or where the frames disagree (A: 'grey' 75 % (flash frame 0 %, ambient sample clipped or missing 0 %, frames disagree 75 %)"))
+        #expect(summary.contains("keep the chart and what lies over it still between the two frames") && !summary.contains("reshoot with"))
+        #expect(!summary.contains("  "))
+        let json = SetScore([s]).json.object?["mostlyClippedPatchSamples"]?.object?["samples"]?.array?.first?.object
+        #expect(json?["framesDisagreeFraction"]?.double == 0.75 && json?["flashClippedFraction"]?.double == 0)
+        #expect(s.json.object?["patches"]?.array?[2].object?["framesDisagreeFraction"]?.double == 0.75)
+        // A clipped patch beside it: both remedies, the clipping's first.
+        var t = clean
+        let mixed = Self.clipped(&t, columns: [1: 6], adding: Self.clipped(&t, columns: [2: 6], bit: PixelFlag.framesDisagree))
+        let both = try #require(SetScore([try Self.score("A", t, clipped: mixed)]).clippingSummary)
+        #expect(both.contains("reshoot with less flash or move the highlight off the chart, and keep the chart"))
+        // Most of the chart: refused, named for what it is.
+        var d = clean
+        #expect(throws: PatchSamplingError.mostPatchesFramesDisagree(file: "flash.tif", count: 3, total: 4, first: "red")) {
+            try Self.score("A", d, clipped: Self.clipped(&d, columns: [0: 8, 1: 7, 3: 5], bit: PixelFlag.framesDisagree))
+        }
+        var e = clean
+        let split = Self.clipped(&e, columns: [0: 3, 1: 3, 3: 3], bit: PixelFlag.framesDisagree, fromRight: true,
+                                 adding: Self.clipped(&e, columns: [0: 4, 1: 4, 3: 4]))
+        #expect(throws: PatchSamplingError.mostPatchesUnmeasured(file: "flash.tif and ambient.tif", count: 3, total: 4, first: "red")) {
+            try Self.score("A", e, clipped: split)
+        }
+    }
 }

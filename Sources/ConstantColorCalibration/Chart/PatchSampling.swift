@@ -125,6 +125,10 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
     case mostlyClipped(file: String, patch: String, clippedPercent: Int)
     /// More than half of the patches are mostly clipped.
     case mostPatchesClipped(file: String, clipped: Int, total: Int, first: String)
+    /// More than half of the patches lie mostly where the frames disagree (`PixelFlag.framesDisagree`).
+    case mostPatchesFramesDisagree(file: String, count: Int, total: Int, first: String)
+    /// More than half of the patches are mostly clipped or where the frames disagree, together.
+    case mostPatchesUnmeasured(file: String, count: Int, total: Int, first: String)
     /// No neutral patch is left to fix the exposure (all occluded or unmeasurable); `cause`: what the
     /// fusion measured that explains it (exposure tags far off), when it did.
     case noNeutralPatch(file: String, cause: String? = nil)
@@ -139,6 +143,10 @@ public enum PatchSamplingError: Error, Equatable, CustomStringConvertible {
             return "\(f): patch '\(p)' is mostly clipped (\(c) % of its pixels at the white level); shoot with less exposure"
         case .mostPatchesClipped(let f, let n, let t, let first):
             return "\(f): \(n) of \(t) patches are mostly clipped (first: '\(first)'), at the white level or far below black: the capture is overexposed (shoot with less exposure) or the camera profile's black and white levels are not this file's (its bit depth)"
+        case .mostPatchesFramesDisagree(let f, let n, let t, let first):
+            return "\(f): \(n) of \(t) patches lie mostly where the frames disagree (first: '\(first)'): something moved over the chart between the flash and the ambient frame (or the ambient light changed there), so the output there is the gap fill, not a measurement; shoot the pair with the chart and what lies over it still"
+        case .mostPatchesUnmeasured(let f, let n, let t, let first):
+            return "\(f): \(n) of \(t) patches are mostly clipped in a frame or where the frames disagree (first: '\(first)'), so the output there is the gap fill, not a measurement: shoot with less exposure, and with the chart and what lies over it still between the frames"
         case .noNeutralPatch(let f, let cause?):
             return "\(f): no neutral patch is visible and measurable, so the exposure of SPEC 5's accuracy cannot be fixed: \(cause)"
         case .noNeutralPatch(let f, nil):

@@ -53,13 +53,16 @@ public struct ConditionScore: Sendable {
     public var ambientOwnLabelFraction: [Double] = []
 
     /// Per patch: fraction of its sampled pixels where the output measured nothing — the flash frame
-    /// clipped, the registered ambient sample clipped, or no ambient sample (`PixelFlag`; empty: no
-    /// flags). Those pixels are left out of the patch's sample.
+    /// clipped, the registered ambient sample clipped, no ambient sample, or the frames disagree
+    /// (`PixelFlag`; empty: no flags). Those pixels are left out of the patch's sample.
     public var clippedFraction: [Double] = []
     /// Per patch: the part of `clippedFraction` clipped in the flash frame (empty: no flags).
     public var flashClippedFraction: [Double] = []
     /// Per patch: the part of `clippedFraction` whose ambient sample is clipped or missing (empty: no flags).
     public var ambientClippedFraction: [Double] = []
+    /// Per patch: the part of `clippedFraction` where the frames disagree (`PixelFlag.framesDisagree`,
+    /// stage 4c: something moved between them; confidence 0 and the gap fill there), empty: no flags.
+    public var disagreeFraction: [Double] = []
     /// What the fusion of the pair measured that `fuse` would warn about (`FusionWarnings`: exposure
     /// tags the images contradict, a noise model that understates the frames' noise, …), one line each.
     public var fusionWarnings: [String] = []
@@ -67,11 +70,13 @@ public struct ConditionScore: Sendable {
     /// Whether patch `i` is covered by another material in the output.
     public func isOccludedInOutput(_ i: Int) -> Bool { i < occludedInOutput.count && occludedInOutput[i] }
     /// Whether patch `i` is mostly clipped (not occluded, more than `PatchSampling.mostlyClippedFraction`
-    /// of its pixels clipped in the flash frame or in their ambient sample, together): the output
-    /// there is the gap fill, not a measurement.
+    /// of its pixels clipped in the flash frame or in their ambient sample, or where the frames
+    /// disagree, together): the output there is the gap fill, not a measurement.
     public func isMostlyClipped(_ i: Int) -> Bool {
         i < clippedFraction.count && PatchSampling.isMostlyClipped(clippedFraction: clippedFraction[i], occluded: isOccludedInOutput(i))
     }
+    /// Patch `i`'s `disagreeFraction` (0 without flags).
+    public func disagree(_ i: Int) -> Double { i < disagreeFraction.count ? disagreeFraction[i] : 0 }
     /// Whether patch `i` is left out of the output-side metrics (occluded or mostly clipped).
     public func isLeftOutOfOutput(_ i: Int) -> Bool { isOccludedInOutput(i) || isMostlyClipped(i) }
     /// Whether patch `i`'s ambient-photo sample is left out.
@@ -116,6 +121,7 @@ public struct ConditionScore: Sendable {
                     p["clippedFraction"] = num(clippedFraction[i])
                     p["flashClippedFraction"] = num(flashClippedFraction[i])
                     p["ambientClippedFraction"] = num(ambientClippedFraction[i])
+                    p["framesDisagreeFraction"] = num(disagreeFraction[i])
                     p["mostlyClipped"] = .bool(isMostlyClipped(i))
                 }
                 if i < ambientOwnLabelFraction.count {
@@ -163,12 +169,13 @@ public enum ValidationScoring {
     ///     of the exposure fit and the condition's means. Nil: the whole square (SPEC 5).
     ///   - ambientLabels: the ambient-frame label map (geometry of `ambientPhotoXYZ`), likewise.
     ///   - pixelFlags: `PixelFlag` bits per output pixel (`FusionResult.pixelFlags`: the flash frame
-    ///     clipped, the registered ambient sample clipped or missing), left out of the output's
-    ///     samples; a patch mostly so flagged is left out of the condition's metrics as an occluded
-    ///     one is (`ConditionScore.isMostlyClipped`): the output there is the gap fill, not a
-    ///     measurement. A chart mostly clipped is refused (`PatchSamplingError.mostPatchesClipped`,
+    ///     clipped, the registered ambient sample clipped or missing, the frames disagreeing), left
+    ///     out of the output's samples; a patch mostly so flagged is left out of the condition's
+    ///     metrics as an occluded one is (`ConditionScore.isMostlyClipped`): the output there is the
+    ///     gap fill, not a measurement. A chart mostly clipped is refused (`PatchSamplingError.mostPatchesClipped`,
     ///     naming `file` when the flash frame alone clips it, `ambientFile` when the ambient frame
-    ///     alone does, else both). The ambient photo is scored as it is, clipped or not: it is what
+    ///     alone does, else both); one mostly where the frames disagree, or so flagged for reasons
+    ///     that include it, is refused as such (`mostPatchesFramesDisagree`, `mostPatchesUnmeasured`). The ambient photo is scored as it is, clipped or not: it is what
     ///     a photo in that light gives (the committed blue LED spot clips 'blue flower' in it).
     ///   - ambientFile: the ambient frame's path, named in that refusal (nil: `file`).
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
@@ -179,18 +186,38 @@ public enum ValidationScoring {
         let white = ColorScience.whiteD65XYZ
         // Each frame's share first (sampled on the one-plane confidence), so that a chart one frame
         // alone clips is refused naming that frame; a subset of the flags clips no more than all.
-        var byFrame: (flash: [PatchSample], ambient: [PatchSample])? = nil
+        var byFrame: (flash: [PatchSample], ambient: [PatchSample], disagree: [PatchSample])? = nil
         if let pixelFlags {
             func share(_ bits: UInt8, _ name: String) throws(PatchSamplingError) -> [PatchSample] {
                 try PatchSampling.sample(confidence, chart: chart, clipped: pixelFlags.map { $0 & bits }, labels: outputLabels,
                                          mostlyClippedPatches: .flagged, file: name)
             }
-            byFrame = (try share(PixelFlag.flashClipped, file),
-                       try share(PixelFlag.ambientClipped | PixelFlag.noAmbientSample, ambientFile ?? file))
+            let flash = try share(PixelFlag.flashClipped, file)
+            let ambient = try share(PixelFlag.ambientClipped | PixelFlag.noAmbientSample, ambientFile ?? file)
+            // Where the frames disagree nothing is clipped: said as what it is. (A `switch` on the
+            // error, not a typed `catch` pattern, which crashed the 6.3 compiler's ownership verifier.)
+            do {
+                byFrame = (flash, ambient, try share(PixelFlag.framesDisagree, file))
+            } catch {
+                switch error {
+                case .mostPatchesClipped(let f, let n, let t, let first):
+                    throw .mostPatchesFramesDisagree(file: f, count: n, total: t, first: first)
+                default: throw error
+                }
+            }
         }
         let bothFiles = ambientFile.map { "\(file) and \($0)" } ?? file
-        let measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: pixelFlags, labels: outputLabels,
+        let measuredSamples: [PatchSample]
+        do {
+            measuredSamples = try PatchSampling.sample(linearXYZ, chart: chart, clipped: pixelFlags, labels: outputLabels,
                                                        mostlyClippedPatches: .flagged, file: bothFiles)
+        } catch {
+            switch error {
+            case .mostPatchesClipped(let f, let n, let t, let first) where byFrame?.disagree.contains { $0.clippedFraction > 0 } == true:
+                throw .mostPatchesUnmeasured(file: f, count: n, total: t, first: first)
+            default: throw error
+            }
+        }
         let ambientSamples = try PatchSampling.sample(ambientPhotoXYZ, chart: chart, labels: ambientLabels, file: file)
         let conf = try PatchSampling.sample(confidence, chart: chart, clipped: pixelFlags, labels: outputLabels,
                                             mostlyClippedPatches: .flagged, file: bothFiles).map(\.median.x)
@@ -216,6 +243,7 @@ public enum ValidationScoring {
             score.clippedFraction = measuredSamples.map(\.clippedFraction)
             score.flashClippedFraction = byFrame.flash.map(\.clippedFraction)
             score.ambientClippedFraction = byFrame.ambient.map(\.clippedFraction)
+            score.disagreeFraction = byFrame.disagree.map(\.clippedFraction)
         }
         if ambientLabels != nil {
             score.occludedInAmbientPhoto = ambientSamples.map(\.occluded)

@@ -49,8 +49,9 @@ public struct SetScore: Sendable {
     public var occludedAmbientSamples: [(condition: String, patch: String)]
     /// Patch samples left out because the patch is mostly clipped in the condition's frames
     /// (`ConditionScore.isMostlyClipped`; not already in `occludedOutputSamples`), with the clipped
-    /// fraction and its flash-frame and ambient-sample shares, in condition then chart order.
-    public var mostlyClippedSamples: [(condition: String, patch: String, clippedFraction: Double, flash: Double, ambient: Double)]
+    /// fraction and its flash-frame, ambient-sample and frames-disagree shares, in condition then chart order.
+    public var mostlyClippedSamples: [(condition: String, patch: String, clippedFraction: Double, flash: Double, ambient: Double,
+                                       disagree: Double)]
     /// Patches left out of the repeatability because they are left out (occluded or mostly
     /// clipped) in every condition.
     public var patchesWithoutRepeatability: [String]
@@ -124,7 +125,8 @@ public struct SetScore: Sendable {
         mostlyClippedSamples = conditions.flatMap { c in
             c.patchNames.indices.filter(c.isMostlyClipped).map {
                 (condition: c.name, patch: c.patchNames[$0], clippedFraction: c.clippedFraction[$0],
-                 flash: c.flashClippedFraction[$0], ambient: c.ambientClippedFraction[$0])
+                 flash: c.flashClippedFraction[$0], ambient: c.ambientClippedFraction[$0],
+                 disagree: c.disagree($0))
             }
         }
         decisions = Dictionary(grouping: conditions, by: { $0.decision.rawValue }).mapValues(\.count)
@@ -161,7 +163,7 @@ public struct SetScore: Sendable {
 
     /// Why mostly clipped patch samples are left out, in words (reports).
     public static let clippingRule = String(
-        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame or have a clipped (or no) registered ambient sample: the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused (overexposed, or a camera profile whose levels are not the files')",
+        format: "a patch sample is left out when more than %.0f %% of its pixels are clipped in the condition's flash frame, have a clipped (or no) registered ambient sample, or lie where the frames disagree (stage 4c: something moved between them): the fused output there is the gap fill, not a measurement (accuracy, the exposure fit, patch confidence, repeatability and variance reduction); a condition with more than half of its patches so clipped is refused (overexposed, or a camera profile whose levels are not the files'), and one with more than half where the frames disagree is refused as such",
         100 * PatchSampling.mostlyClippedFraction)
 
     /// One line for text reports: the patch samples left out as mostly clipped, with each frame's
@@ -169,13 +171,18 @@ public struct SetScore: Sendable {
     public var clippingSummary: String? {
         guard !mostlyClippedSamples.isEmpty else { return nil }
         let list = mostlyClippedSamples.map {
-            String(format: "%@: '%@' %.0f %% (flash frame %.0f %%, ambient sample clipped or missing %.0f %%)", $0.condition, $0.patch,
+            String(format: "%@: '%@' %.0f %% (flash frame %.0f %%, ambient sample clipped or missing %.0f %%", $0.condition, $0.patch,
                    100 * $0.clippedFraction, 100 * $0.flash, 100 * $0.ambient)
+                + ($0.disagree > 0 ? String(format: ", frames disagree %.0f %%)", 100 * $0.disagree) : ")")
         }
         let flash = mostlyClippedSamples.contains { $0.flash > 0 }, ambient = mostlyClippedSamples.contains { $0.ambient > 0 }
-        let advice = [flash ? "less flash" : nil, ambient ? "less ambient exposure (or, without an ambient sample, frames that overlap there)" : nil]
+        let disagree = mostlyClippedSamples.contains { $0.disagree > 0 }
+        let exposure = [flash ? "less flash" : nil, ambient ? "less ambient exposure (or, without an ambient sample, frames that overlap there)" : nil]
             .compactMap { $0 }.joined(separator: " or ")
-        return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped (\(list.joined(separator: ", ")) of the pixels clipped): the output there is the gap fill, not a measurement; reshoot with \(advice) or move the highlight off the chart to score them"
+        let advice = [exposure.isEmpty ? nil : "reshoot with \(exposure) or move the highlight off the chart",
+                      disagree ? "keep the chart and what lies over it still between the two frames (stage 4c found them disagreeing there: something moved)" : nil]
+            .compactMap { $0 }.joined(separator: ", and ")
+        return "left out \(mostlyClippedSamples.count) patch sample(s) mostly clipped\(disagree ? " or where the frames disagree" : "") (\(list.joined(separator: ", ")) of the pixels clipped\(disagree ? " or disagreeing" : "")): the output there is the gap fill, not a measurement; \(advice) to score them"
     }
 
     /// One line for text reports: the patches with no repeatability, left out in every condition (nil: none).
@@ -209,7 +216,8 @@ public struct SetScore: Sendable {
             "rule": .string(Self.clippingRule), "count": .number(Double(mostlyClippedSamples.count)),
             "samples": .array(mostlyClippedSamples.map {
                 .object(["condition": .string($0.condition), "patch": .string($0.patch), "clippedFraction": .number($0.clippedFraction),
-                         "flashClippedFraction": .number($0.flash), "ambientClippedFraction": .number($0.ambient)])
+                         "flashClippedFraction": .number($0.flash), "ambientClippedFraction": .number($0.ambient),
+                         "framesDisagreeFraction": .number($0.disagree)])
             })])
         if let h = honesty {
             j["confidenceHonesty"] = h.json

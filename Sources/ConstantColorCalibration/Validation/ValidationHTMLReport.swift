@@ -101,8 +101,9 @@ public enum ValidationHTMLReport {
                 h += c.isOccludedInOutput(i)
                     ? String(format: "<td style=\"background:#ccc\" title=\"occluded, left out (%.1f)\">occ</td>", e)
                     : c.isMostlyClipped(i)
-                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped (flash frame %.0f %%, ambient sample clipped or missing %.0f %%), left out (%.1f)\">clip</td>",
-                             100 * c.flashClippedFraction[i], 100 * c.ambientClippedFraction[i], e)
+                    ? String(format: "<td style=\"background:#ccc\" title=\"mostly clipped (flash frame %.0f %%, ambient sample clipped or missing %.0f %%, frames disagree %.0f %%), left out (%.1f)\">%@</td>",
+                             100 * c.flashClippedFraction[i], 100 * c.ambientClippedFraction[i], 100 * c.disagree(i), e,
+                             c.disagree(i) > max(c.flashClippedFraction[i], c.ambientClippedFraction[i]) ? "moved" : "clip")
                     : String(format: "<td style=\"background:%@\">%.1f</td>", heat(e), e)
             }
             h += String(format: "<td>%.2f</td><td>%.2f</td></tr>", c.meanDeltaE2000, c.maxDeltaE2000)
