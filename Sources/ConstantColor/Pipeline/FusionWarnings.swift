@@ -9,6 +9,26 @@ package enum FusionWarnings {
     /// ambient frame rotated by 180°.
     package static let mismatchedFramesResidual = 0.5
 
+    /// Stage 4c's displacements (pixels, largest region first) in words: each distinct one rounded to
+    /// whole pixels, with how many regions share it where there are several, at most `listed` of
+    /// them ("(+22, +10) pixels in 3 of them, (+5, −2) in 1"): regions of one moved object share
+    /// their shift, and a list that repeats it says less than its count.
+    package static func displacementSummary(_ displacements: [[Double]], listed: Int = 3) -> String {
+        var distinct: [(shift: SIMD2<Int>, count: Int)] = []
+        for d in displacements where d.count == 2 {
+            let shift = SIMD2(Int(d[0].rounded()), Int(d[1].rounded()))
+            if let i = distinct.firstIndex(where: { $0.shift == shift }) { distinct[i].count += 1 } else { distinct.append((shift, 1)) }
+        }
+        guard let first = distinct.first else { return "no shift" }
+        func text(_ s: SIMD2<Int>) -> String { String(format: "(%+d, %+d)", s.x, s.y) }
+        guard displacements.count > 1 else { return text(first.shift) + " pixels" }
+        let shown = distinct.prefix(listed).enumerated().map { i, d in
+            text(d.shift) + (i == 0 ? " pixels in \(d.count) of them" : " in \(d.count)")
+        }
+        let rest = distinct.dropFirst(listed).reduce(0) { $0 + $1.count }
+        return shown.joined(separator: ", ") + (rest > 0 ? ", other shifts in \(rest)" : "")
+    }
+
     /// One line per problem, in the order a user can act on them: the noise model, the frames'
     /// channel scales, their exposure tags, their levels, what was measured, the registration.
     /// `cameraPath` names the camera profile in them (its file, or a name), with its levels.
@@ -115,8 +135,7 @@ package enum FusionWarnings {
         }
         // Something moved between the frames: there is no measurement where it was.
         if let moved = result.report.frameDisagreement, moved.regionCount > 0 {
-            let shifts = moved.displacementsPixels.prefix(3).map { String(format: "(%+.0f, %+.0f)", $0[0], $0[1]) }.joined(separator: ", ")
-            lines.append("warning: the flash frame does not hold the ambient frame's structure in \(moved.regionCount) region\(moved.regionCount == 1 ? "" : "s") (\(String(format: "%.2g", 100 * moved.pixelFraction)) % of the frame), and shows it displaced by \(shifts)\(moved.regionCount > 3 ? ", …" : "") pixels: something moved between the frames (or the ambient light changed there between them, e.g. a flickering lamp beside another); those pixels have confidence 0 and show the flash frame")
+            lines.append("warning: the flash frame does not hold the ambient frame's structure in \(moved.regionCount) region\(moved.regionCount == 1 ? "" : "s") (\(String(format: "%.2g", 100 * moved.pixelFraction)) % of the frame), and shows it displaced by \(displacementSummary(moved.displacementsPixels)): something moved between the frames (or the ambient light changed there between them, e.g. a flickering lamp beside another); those pixels have confidence 0 and show the flash frame")
         }
         // The share of the flash frame's feature energy the registered ambient frame leaves unexplained.
         let registration = result.report.registration
