@@ -36,6 +36,17 @@ import Testing
             pixelFlags: clipped, file: "flash.tif", ambientFile: "ambient.tif")
     }
 
+    /// Condition A clean, scored on the chart without grey (`reference`), and with 6 of grey's 8
+    /// columns flagged `bit` (`flagged`).
+    static func greyFlagged(bit: UInt8) throws -> (clean: O.Condition, reference: ConditionScore, flagged: ConditionScore) {
+        let clean = O.condition(shift: O.shiftA, ambientShift: O.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6])
+        var reduced = O.chart
+        reduced.patches.remove(at: 2)
+        var c = clean
+        let mask = Self.clipped(&c, columns: [2: 6], bit: bit)  // (painted first: scored, grey's pixels would show)
+        return (clean, try Self.score("A", clean, clipped: nil, chart: reduced), try Self.score("A", c, clipped: mask))
+    }
+
     /// Grey (a neutral patch) 6 of 8 columns clipped: left out of accuracy, the exposure fit and the
     /// patch confidence, which equal the chart's without it; 4 of 8 (not more than half) is scored.
     @Test func mostlyClippedPatchIsLeftOutOfTheCondition() throws {
@@ -64,12 +75,7 @@ import Testing
     /// and 2 others ambient-clipped (neither frame alone more than half, together 5 of 8); the set
     /// lists each frame's share and advises less ambient exposure.
     @Test func patchClippedInTheAmbientFrameIsLeftOut() throws {
-        let clean = O.condition(shift: O.shiftA, ambientShift: O.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6])
-        var reduced = O.chart
-        reduced.patches.remove(at: 2)
-        let r = try Self.score("A", clean, clipped: nil, chart: reduced)
-        var c = clean
-        let s = try Self.score("A", c, clipped: Self.clipped(&c, columns: [2: 6], bit: PixelFlag.ambientClipped))
+        let (clean, r, s) = try Self.greyFlagged(bit: PixelFlag.ambientClipped)
         #expect(s.clippedFraction == [0, 0, 0.75, 0] && s.ambientClippedFraction == s.clippedFraction && s.flashClippedFraction == [0, 0, 0, 0])
         #expect(s.isMostlyClipped(2) && s.scoredPatches == [0, 1, 3])
         #expect(abs(s.exposureScale - r.exposureScale) < 1e-12 && abs(s.meanDeltaE2000 - r.meanDeltaE2000) < 1e-12)
@@ -153,12 +159,7 @@ import Testing
     /// chart mostly so flagged is refused as such, and one mostly flagged for both reasons together
     /// names both.
     @Test func patchWhereTheFramesDisagreeIsLeftOutAndSaidSo() throws {
-        let clean = O.condition(shift: O.shiftA, ambientShift: O.ambA, scale: 1.7, confidence: [0.9, 0.8, 0.7, 0.6])
-        var reduced = O.chart
-        reduced.patches.remove(at: 2)
-        let r = try Self.score("A", clean, clipped: nil, chart: reduced)
-        var c = clean
-        let s = try Self.score("A", c, clipped: Self.clipped(&c, columns: [2: 6], bit: PixelFlag.framesDisagree))
+        let (clean, r, s) = try Self.greyFlagged(bit: PixelFlag.framesDisagree)
         #expect(s.clippedFraction == [0, 0, 0.75, 0] && s.disagreeFraction == s.clippedFraction)
         #expect(s.flashClippedFraction == [0, 0, 0, 0] && s.ambientClippedFraction == [0, 0, 0, 0])
         #expect(s.isMostlyClipped(2) && s.scoredPatches == [0, 1, 3])
