@@ -121,7 +121,7 @@ public struct ConditionScore: Sendable {
                     p["clippedFraction"] = num(clippedFraction[i])
                     p["flashClippedFraction"] = num(flashClippedFraction[i])
                     p["ambientClippedFraction"] = num(ambientClippedFraction[i])
-                    p["framesDisagreeFraction"] = num(disagreeFraction[i])
+                    p["framesDisagreeFraction"] = num(disagree(i))
                     p["mostlyClipped"] = .bool(isMostlyClipped(i))
                 }
                 if i < ambientOwnLabelFraction.count {
@@ -172,11 +172,13 @@ public enum ValidationScoring {
     ///     clipped, the registered ambient sample clipped or missing, the frames disagreeing), left
     ///     out of the output's samples; a patch mostly so flagged is left out of the condition's
     ///     metrics as an occluded one is (`ConditionScore.isMostlyClipped`): the output there is the
-    ///     gap fill, not a measurement. A chart mostly clipped is refused (`PatchSamplingError.mostPatchesClipped`,
-    ///     naming `file` when the flash frame alone clips it, `ambientFile` when the ambient frame
-    ///     alone does, else both); one mostly where the frames disagree, or so flagged for reasons
-    ///     that include it, is refused as such (`mostPatchesFramesDisagree`, `mostPatchesUnmeasured`). The ambient photo is scored as it is, clipped or not: it is what
-    ///     a photo in that light gives (the committed blue LED spot clips 'blue flower' in it).
+    ///     gap fill, not a measurement. A chart mostly clipped is refused
+    ///     (`PatchSamplingError.mostPatchesClipped`, naming `file` when the flash frame alone clips
+    ///     it, `ambientFile` when the ambient frame alone does, else both); one mostly where the
+    ///     frames disagree, or so flagged for reasons that include it, is refused as such
+    ///     (`mostPatchesFramesDisagree`, `mostPatchesUnmeasured`). The ambient photo is scored as it
+    ///     is, clipped or not: it is what a photo in that light gives (the committed blue LED spot
+    ///     clips 'blue flower' in it).
     ///   - ambientFile: the ambient frame's path, named in that refusal (nil: `file`).
     public static func score(name: String, ambientLux: Double?, chart: ChartDescription, linearXYZ: PlanarImage,
                              ambientPhotoXYZ: PlanarImage, confidence: PlanarImage, decision: FusionDecision,
