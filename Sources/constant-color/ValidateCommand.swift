@@ -222,16 +222,18 @@ struct ValidateCommand: ParsableCommand {
         if scores.contains(where: { $0.honesty != nil || $0.exposureRatio?.estimated != nil || $0.exposureRatio?.effective != nil }) {
             print("confidence honesty (ΔE00 chroma per pixel) and ambient-to-flash exposure ratio:")
             print(pad("condition", 28, left: true) + pad("conf>=0.8", 10) + pad(">3 ΔE", 9) + pad("<=1.5 ΔE", 9) + pad("conf<0.5", 10)
-                  + pad("EXIF", 9) + pad("estimate", 9) + pad("true eff", 9) + pad("EXIF err", 10) + pad("est err", 10))
+                  + pad("EXIF", 9) + pad("estimate", 9) + pad("true eff", 9) + pad("EXIF err", 10) + pad("est err", 10)
+                  + pad("stated σ", 10) + pad("err/σ", 7))
             for s in scores {
                 let h = s.honesty, r = s.exposureRatio
                 print(pad(s.name, 28, left: true) + pad(h.map { String($0.confidentPixelCount) } ?? "-", 10)
                       + pad(pct(h?.confidentWrongFraction), 9) + pad(h.map { String($0.accuratePixelCount) } ?? "-", 9)
                       + pad(pct(h?.accurateLowConfidenceFraction), 10) + pad(ratio(r?.nominal), 9) + pad(ratio(r?.estimated), 9)
                       + pad(ratio(r?.effective ?? r?.trueRatio), 9) + pad(pct(r?.relativeError(r?.nominal)), 10)
-                      + pad(pct(r?.relativeError(r?.estimated)), 10))
+                      + pad(pct(r?.relativeError(r?.estimated)), 10) + pad(pct(r?.estimatedRelativeUncertainty), 10)
+                      + pad(r?.estimatedErrorZ.map { String(format: "%+.2f", $0) } ?? "-", 7))
             }
-            print("(true eff: the ambient exposure the flash frame's rows received on average relative to the ambient frame's, truth.json exposure.effectiveAmbientToFlashRatio — the true ratio times the flicker's mean row gain — else exposure.trueAmbientToFlashRatio; both errors are against it)")
+            print("(true eff: the ambient exposure the flash frame's rows received on average relative to the ambient frame's, truth.json exposure.effectiveAmbientToFlashRatio — the true ratio times the flicker's mean row gain — else exposure.trueAmbientToFlashRatio; both errors are against it; stated σ: the relative uncertainty the pipeline states for its estimate, err/σ the estimate's error in units of it)")
             if let h = set.honesty {
                 print(String(format: "honesty over %d condition(s), %d labelled pixels: %@ of %d confident pixels are > 3 ΔE00 chroma off (issue 7: <= 1 %%); %@ of %d pixels within 1.5 have confidence < 0.5 (issue 7: <= 10 %%)",
                              set.honestyConditionCount, h.labelledPixelCount, pct(h.confidentWrongFraction), h.confidentPixelCount,
