@@ -658,6 +658,23 @@ struct CalibrateValidateCLITests {
         }
         let set = report["set"]!.object!
         #expect(abs(set["repeatabilityMeanDeltaE2000"]!.double! - repeatability) < 1e-6)
+        // The ratio's error in units of the uncertainty `fuse` states for it (its report's
+        // exposure.ambientRatio.relativeUncertainty), per condition and as the set's RMS.
+        var z2 = 0.0
+        for (n, c) in zip(names, conditions) {
+            let folder = dir.appendingPathComponent(n).path, fused = dir.appendingPathComponent(n + "-report.json").path
+            let f = try CLI.run(["fuse", folder + "/flash.tif", folder + "/ambient.tif", "-o", dir.appendingPathComponent(n + ".tif").path,
+                                 "--report", fused, "--camera", cameraPath, "--flash", flashPath])
+            #expect(f.status == 0, "\(f.stderr)")
+            let u = try #require(JSONValue.read(path: fused).object?["exposure"]?.object?["ambientRatio"]?.object?["relativeUncertainty"]?.double)
+            let ratio = try #require(c["ambientToFlashRatio"]?.object)
+            let error = try #require(ratio["estimatedRelativeError"]?.double), z = try #require(ratio["estimatedErrorZ"]?.double)
+            #expect(ratio["estimatedRelativeUncertainty"]?.double == u && abs(z - error / u) < 1e-12, "\(n)")
+            z2 += z * z / Double(names.count)
+        }
+        let ratioSet = try #require(set["ambientToFlashRatio"]?.object)
+        #expect(abs(try #require(ratioSet["estimatedErrorZRMS"]?.double) - z2.squareRoot()) < 1e-12)
+        #expect(r.stdout.contains(String(format: "rms z %.2f", z2.squareRoot())))
         // The HTML page is self-contained: inline SVG, no external references.
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("<svg") && page.contains("CIEDE2000") && !page.contains("src=") && !page.contains("href=") && !page.contains("<script"))
