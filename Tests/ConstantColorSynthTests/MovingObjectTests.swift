@@ -124,21 +124,16 @@ struct MovingObjectTests {
             c = SynthCondition.envelope(lux: 800, cctKelvin: 5000, duv: 0)
             c.effects = CaptureEffects.allOn(key: "still-scene-test")
             c.effects.movingObject = nil
-        case 5:
-            // Before a shift within `FrameDisagreement.inPlaceReach` had to match less in place
+        case 5, 6:
+            // 5: before a shift within `FrameDisagreement.inPlaceReach` had to match less in place
             // (`inPlaceShare`): 113 regions, 26 % of the frame, matched 1–2 cells from where they are.
-            c = SynthCondition(name: "pwm-bands", description: name,
-                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 150, placement: .left),
-                                        AmbientLight(spectrum: .narrowBand(peakNm: 450, halfWidthNm: 15), lux: 150, placement: .right)])
-            c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.9, pwmHz: 2000, pwmDuty: 0.2)
-        case 6:
-            // Before the outline had to land on F's own structure less often in place than at the
+            // 6: before the outline had to land on F's own structure less often in place than at the
             // shift: 96 regions, 31 % of the frame, at (−2, −3) cells (0.55 there, 0.63 in place).
-            // (Seeds 5 and 7 still flag 28 % and 3 %: groups a band apart with less in place.)
-            c = SynthCondition(name: "pwm-bands-500", description: name,
+            // (Seeds 5 and 7 of case 6 still flag 28 % and 3 %: groups a band apart with less in place.)
+            c = SynthCondition(name: index == 5 ? "pwm-bands" : "pwm-bands-500", description: name,
                                lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 150, placement: .left),
                                         AmbientLight(spectrum: .narrowBand(peakNm: 450, halfWidthNm: 15), lux: 150, placement: .right)])
-            c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.9, pwmHz: 500, pwmDuty: 0.2)
+            c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.9, pwmHz: index == 5 ? 2000 : 500, pwmDuty: 0.2)
         default:
             c = SynthCondition(name: "shake-metadata", description: name, lights: [AmbientLight(spectrum: .planckian(cctKelvin: 3000, duv: 0), lux: 200)])
             c.effects.handShake = HandShake(lengthPx: 8, angleDegrees: 70)

@@ -194,8 +194,8 @@ public struct FrameDisagreement: Sendable, Equatable {
             // share is its share in place.)
             let share = matchedShare(outline: cellsOfGroup, shiftedBy: v, onto: flashOnly, width: w, height: h)
             let inPlace = matchedShare(outline: cellsOfGroup, shiftedBy: .zero, onto: flashOnly, width: w, height: h)
-            guard share >= minimumMatchedShare, inPlace < (max(abs(v.x), abs(v.y)) > inPlaceReach ? 1 : inPlaceShare) * share
-            else { continue }
+            let inPlaceLimit = max(abs(v.x), abs(v.y)) > inPlaceReach ? 1 : inPlaceShare
+            guard share >= minimumMatchedShare, inPlace < inPlaceLimit * share else { continue }
             for i in group {
                 sweep(regions[i], along: v, radius: rad + 1, width: w, height: h, into: &swept)
                 found[i] = Region(outlineCells: regions[i].count, displacement: SIMD2(Double(v.x * p.block), Double(v.y * p.block)))
