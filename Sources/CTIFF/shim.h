@@ -277,6 +277,12 @@ static inline int cc_tiff_deflate_chunk_is_intact(TIFF *tif, uint32_t index, uin
     tmsize_t got = TIFFIsTiled(tif) ? TIFFReadRawTile(tif, index, raw, (tmsize_t)size)
                                     : TIFFReadRawStrip(tif, index, raw, (tmsize_t)size);
     if (got != (tmsize_t)size) { free(raw); free(out); return -1; }
+    // Raw chunks are as stored: with FillOrder 2 (TIFF 6.0, tag 266) each byte's bits are reversed,
+    // which libtiff undoes only on its own decoding path.
+    uint16_t fillOrder = FILLORDER_MSB2LSB;
+    if (TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fillOrder) == 1 && fillOrder == FILLORDER_LSB2MSB) {
+        TIFFReverseBits(raw, (tmsize_t)size);
+    }
     z_stream z;
     memset(&z, 0, sizeof z);
     int result = 0;

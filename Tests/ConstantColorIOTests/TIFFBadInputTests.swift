@@ -123,6 +123,83 @@ struct TIFFBadInputTests {
         #expect(p == damaged && detail.contains("strip 1") && detail.contains("Adler-32"), "\(detail)")
     }
 
+    /// An 8 × 20 RGB 16-bit image written chunk by chunk with `write(tif, index, data)` (raw, as
+    /// stored), with `tags` set besides the basic ones; `skip` chunks are never written (a sparse
+    /// file: libtiff leaves their offset and byte count 0). Tiles are 16 × 16 (the image is one tile
+    /// wide, two high, and overhangs them), strips 4 rows. Returns the samples, interleaved.
+    static func writeChunks(_ path: String, tiled: Bool, compression: UInt16 = UInt16(COMPRESSION_NONE),
+                            fillOrder: UInt16 = UInt16(FILLORDER_MSB2LSB), skip: Set<Int> = []) throws -> [UInt16] {
+        let width = 8, height = 20, rowsPerChunk = tiled ? 16 : 4
+        let samples = (0..<(width * height * 3)).map { UInt16(truncatingIfNeeded: $0 &* 977 &+ 1234) }
+        let tif = try #require(TIFFOpen(path, "w"))
+        for (tag, value) in [(TIFFTAG_IMAGEWIDTH, width), (TIFFTAG_IMAGELENGTH, height)] {
+            _ = cc_tiff_set_u32(tif, UInt32(tag), UInt32(value))
+        }
+        if tiled {
+            _ = cc_tiff_set_u32(tif, UInt32(TIFFTAG_TILEWIDTH), 16); _ = cc_tiff_set_u32(tif, UInt32(TIFFTAG_TILELENGTH), 16)
+        } else {
+            _ = cc_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(rowsPerChunk))
+        }
+        for (tag, value) in [(TIFFTAG_BITSPERSAMPLE, 16), (TIFFTAG_SAMPLESPERPIXEL, 3), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB)),
+                             (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)), (TIFFTAG_COMPRESSION, Int(compression)),
+                             (TIFFTAG_FILLORDER, Int(fillOrder))] {
+            _ = cc_tiff_set_u16(tif, UInt32(tag), UInt16(value))
+        }
+        let chunkWidth = tiled ? 16 : width
+        for chunk in 0..<((height + rowsPerChunk - 1) / rowsPerChunk) where !skip.contains(chunk) {
+            // The chunk's rows, each padded to the chunk's width (a tile's overhang is zeros).
+            var data: [UInt8] = []
+            for y in (chunk * rowsPerChunk)..<((chunk + 1) * rowsPerChunk) where tiled || y < height {
+                var row = [UInt16](repeating: 0, count: chunkWidth * 3)
+                if y < height { row.replaceSubrange(0..<(width * 3), with: samples[(y * width * 3)..<((y + 1) * width * 3)]) }
+                data += row.withUnsafeBytes { [UInt8]($0) }
+            }
+            if compression == UInt16(COMPRESSION_ADOBE_DEFLATE) {
+                var packed = [UInt8](repeating: 0, count: Int(compressBound(uLong(data.count))))
+                var packedCount = uLong(packed.count)
+                #expect(compress2(&packed, &packedCount, data, uLong(data.count), 6) == Z_OK)
+                data = Array(packed.prefix(Int(packedCount)))
+            }
+            if fillOrder == UInt16(FILLORDER_LSB2MSB) { TIFFReverseBits(&data, tmsize_t(data.count)) }
+            let written = tiled ? TIFFWriteRawTile(tif, UInt32(chunk), &data, tmsize_t(data.count))
+                                : TIFFWriteRawStrip(tif, UInt32(chunk), &data, tmsize_t(data.count))
+            #expect(written == tmsize_t(data.count))
+        }
+        TIFFClose(tif)
+        return samples
+    }
+
+    /// The planar Floats `TIFFReader` gives for interleaved RGB `samples` of `pixels` pixels.
+    static func planar(_ samples: [UInt16], pixels: Int) -> [Float] {
+        (0..<(pixels * 3)).map { k in Float(samples[(k % pixels) * 3 + k / pixels]) }
+    }
+
+    @Test("a strip or tile stored with no bytes (a sparse file's) is corrupt and named, not read from the file's header",
+          arguments: [false, true])
+    func missingChunk(tiled: Bool) throws {
+        let folder = try TemporaryFolder()
+        let whole = folder.file("whole.tif"), sparse = folder.file("sparse.tif")
+        let samples = try Self.writeChunks(whole, tiled: tiled)
+        #expect(try TIFFReader.read(path: whole).image.samples == Self.planar(samples, pixels: 8 * 20))
+        // Tiles of 16 rows: the second of two; strips of 4 rows: the second of five.
+        _ = try Self.writeChunks(sparse, tiled: tiled, skip: [1])
+        let error = readError(sparse)
+        guard case .corrupt(let p, let detail) = error else {
+            Issue.record("a missing chunk must be corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(p == sparse && detail.contains("\(tiled ? "tile" : "strip") 1 holds no data"), "\(detail)")
+    }
+
+    @Test("Deflate data stored with FillOrder 2 (bits reversed in each byte) reads as written, its checksum tested on the restored bytes")
+    func deflateReversedBits() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("lsb.tif")
+        let samples = try Self.writeChunks(path, tiled: false, compression: UInt16(COMPRESSION_ADOBE_DEFLATE),
+                                           fillOrder: UInt16(FILLORDER_LSB2MSB))
+        #expect(try TIFFReader.read(path: path).image.samples == Self.planar(samples, pixels: 8 * 20))
+    }
+
     @Test("truncated files are corrupt", arguments: TIFFWriteOptions.Compression.allCases)
     func truncatedHalf(_ compression: TIFFWriteOptions.Compression) throws {
         let folder = try TemporaryFolder()
@@ -309,6 +386,22 @@ struct TIFFBadInputTests {
         #expect(decoded.orientation == value)
         #expect(decoded.image.width == Self.width && decoded.image.height == Self.height)
         #expect(decoded.image.samples == data.map { Float($0) })
+    }
+
+    @Test("an Orientation outside 1…8 is refused with its stored value (libtiff would hand over its default, 1)",
+          arguments: [0, 9, 65535])
+    func invalidOrientation(_ value: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("orientation.tif")
+        let data = [UInt8](repeating: 0x40, count: Self.width * Self.height * 3 * 2)
+        let bytes = HandmadeTIFF.make(width: UInt32(Self.width), height: UInt32(Self.height), samplesPerPixel: 3, bitsPerSample: 16,
+                                      photometric: 2, data: data, extra: [HandmadeTIFF.short(274, [UInt16(value)])])
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        guard case .corrupt(let p, let detail) = readError(path) else {
+            Issue.record("Orientation \(value) must be refused")
+            return
+        }
+        #expect(p == path && detail.contains("Orientation tag \(value): not a valid orientation"), "\(detail)")
     }
 
     @Test("more pixels than allowed is refused before decoding")

@@ -348,6 +348,41 @@ struct TIFFExposureTests {
         #expect(decoded.exposure.notes.contains { $0.contains("ExposureTime") && $0.contains("libtiff") }, "\(decoded.exposure.notes)")
     }
 
+    @Test("an EXIF exposure tag of another numeric type than EXIF 2.3 gives it (ISO as LONG) is read from its entry, as in IFD0, and its type said")
+    func otherNumericTypeInEXIF() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("iso-long.tif")
+        // The EXIF directory's third entry (offset 10 + 2·12) is PhotographicSensitivity (34855), SHORT
+        // (3), its value left-justified in the field: as LONG (4) the same bytes hold the same 100.
+        var bytes = try Self.fileWithEXIF(at: path).bytes
+        #expect(Array(bytes[34..<38]) == [0x27, 0x88, 3, 0], "ISO as SHORT expected at offset 34")
+        bytes[36] = 4
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.exposure.settings == ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100))
+        let notes = decoded.exposure.notes
+        #expect(notes == ["ISOSpeedRatings in the EXIF directory is stored as LONG (EXIF 2.3 gives it SHORT): its value 100 is used"],
+                "\(notes)")
+    }
+
+    @Test("an exposure rational with a zero denominator (1/0) has no value: absent, and the note says how it is stored")
+    func zeroDenominator() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("one-over-zero.tif")
+        var bytes = try Self.fileWithEXIF(at: path).bytes
+        #expect(TIFFBytes.setEXIFRational(&bytes, tag: 33434, 1, 0))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.exposure.exposureTimeSeconds == nil && decoded.exposure.fNumber == 4)
+        #expect(decoded.exposure.notes.contains("ExposureTime in the EXIF directory is stored as 1/0, which has no value (a zero denominator)"),
+                "\(decoded.exposure.notes)")
+        let ifd0 = try Self.tinyFileWithIFD0Tags(folder, "ifd0.tif", [
+            HandmadeTIFF.rational(33434, 1, 0), HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.short(34855, [100])])
+        #expect(ifd0.exposure.exposureTimeSeconds == nil
+                && ifd0.exposure.notes.contains("ExposureTime in IFD0 is stored as 1/0, which has no value (a zero denominator)"),
+                "\(ifd0.exposure)")
+    }
+
     @Test("partial exposure gives no settings and names what is missing")
     func partialExposure() {
         let fields = ExposureFields(exposureTimeSeconds: 0.01, isoSpeed: 100)

@@ -167,8 +167,11 @@ struct TIFFLayout: Sendable {
 
         var orientation: UInt16 = 1
         _ = cc_tiff_get_u16_defaulted(tif, UInt32(TIFFTAG_ORIENTATION), &orientation)
-        guard TIFFOrientation(Int(orientation)) != nil else {
-            throw .corrupt(path: path, detail: "Orientation tag \(orientation): not a valid orientation (TIFF 6.0 defines 1 to 8)")
+        // libtiff drops an Orientation outside 1…8 (with a warning) and hands over its default 1: the
+        // stored value is read from the entry itself (an Orientation of 9 was read as 1, silently).
+        let storedOrientation = TIFFRawDirectory.integerTag(274, of: tif, path: path).map(Int.init) ?? Int(orientation)
+        guard TIFFOrientation(storedOrientation) != nil else {
+            throw .corrupt(path: path, detail: "Orientation tag \(storedOrientation): not a valid orientation (TIFF 6.0 defines 1 to 8)")
         }
 
         var subfileType: UInt32 = 0

@@ -29,6 +29,36 @@ enum TIFFRawDirectory {
         return e.type == 5 ? Double(n) / Double(d) : Double(Int32(truncatingIfNeeded: n)) / Double(Int32(truncatingIfNeeded: d))
     }
 
+    /// The first value of `tag` in the current directory as a number, whatever its numeric type
+    /// (BYTE, SHORT, LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE), with
+    /// the type's TIFF name; `value` nil for a rational with a zero denominator (`numerator` then
+    /// holds its numerator). Nil when the tag is absent, unreadable or not numeric.
+    static func numericTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> (value: Double?, numerator: Int64, typeName: String)? {
+        guard let e = firstValue(tag, of: tif, path: path) else { return nil }
+        func signed(_ size: Int) -> Int64 {
+            let v = e.integer(0, size), shift = UInt64(64 - 8 * size)
+            return Int64(bitPattern: v << shift) >> Int64(shift)
+        }
+        switch e.type {
+        case 1: return (Double(e.integer(0, 1)), 0, "BYTE")
+        case 3: return (Double(e.integer(0, 2)), 0, "SHORT")
+        case 4: return (Double(e.integer(0, 4)), 0, "LONG")
+        case 16: return (Double(e.integer(0, 8)), 0, "LONG8")
+        case 6: return (Double(signed(1)), 0, "SBYTE")
+        case 8: return (Double(signed(2)), 0, "SSHORT")
+        case 9: return (Double(signed(4)), 0, "SLONG")
+        case 17: return (Double(signed(8)), 0, "SLONG8")
+        case 5, 10:
+            let isSigned = e.type == 10
+            let n = isSigned ? Int64(Int32(truncatingIfNeeded: e.integer(0, 4))) : Int64(e.integer(0, 4))
+            let d = isSigned ? Int64(Int32(truncatingIfNeeded: e.integer(4, 4))) : Int64(e.integer(4, 4))
+            return (d == 0 ? nil : Double(n) / Double(d), n, isSigned ? "SRATIONAL" : "RATIONAL")
+        case 11: return (Double(Float(bitPattern: UInt32(e.integer(0, 4)))), 0, "FLOAT")
+        case 12: return (Double(bitPattern: e.integer(0, 8)), 0, "DOUBLE")
+        default: return nil
+        }
+    }
+
     /// One entry's first value: its type and bytes, in the file's byte order.
     struct Value {
         var type: UInt64, bytes: Data, bigEndian: Bool

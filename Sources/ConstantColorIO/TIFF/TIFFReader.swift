@@ -176,9 +176,35 @@ public enum TIFFReader {
     static func readExposure(_ handle: TIFFHandle, warnings: inout [String]) -> ExposureFields {
         let tif = handle.tif
         let path = String(cString: TIFFFileName(tif))
+        // What the entries themselves said where libtiff's API could not (`number`), and the tags
+        // so recovered (libtiff's own "tag ignored" warning is then not repeated).
+        var entryNotes: [String] = [], recovered: Set<String> = [], directory = "IFD0"
+        let tagNames: [UInt32: (name: String, type: String)] = [
+            UInt32(EXIFTAG_EXPOSURETIME): ("ExposureTime", "RATIONAL"), UInt32(EXIFTAG_FNUMBER): ("FNumber", "RATIONAL"),
+            UInt32(EXIFTAG_ISOSPEEDRATINGS): ("ISOSpeedRatings", "SHORT"), UInt32(EXIFTAG_SENSITIVITYTYPE): ("SensitivityType", "SHORT"),
+            UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY): ("StandardOutputSensitivity", "LONG"),
+            UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX): ("RecommendedExposureIndex", "LONG"), UInt32(EXIFTAG_ISOSPEED): ("ISOSpeed", "LONG")]
         func number(_ tag: UInt32) -> Double? {
+            let known = tagNames[tag] ?? (name: "tag \(tag)", type: "")
+            let entry = TIFFRawDirectory.numericTag(UInt16(tag), of: tif, path: path)
+            // A rational with a zero denominator has no value (libtiff reads 1/0 as 0): absent, and said.
+            if let entry, entry.value == nil {
+                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)")
+                return nil
+            }
             var value = 0.0
-            guard cc_tiff_get_number(tif, tag, &value) == 1 else { return nil }
+            guard cc_tiff_get_number(tif, tag, &value) == 1 else {
+                // libtiff leaves out an EXIF directory's tag stored with another type than EXIF 2.3
+                // gives it (ISO as LONG, ExposureTime as DOUBLE), where IFD0 keeps such a tag as an
+                // anonymous field and reads it: the entry is read here, so that the same value is read
+                // wherever it is stored, and its type is said.
+                guard let entry, let v = entry.value else { return nil }
+                recovered.insert(known.name)
+                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.typeName)"
+                                  + (known.type.isEmpty ? "" : " (EXIF 2.3 gives it \(known.type))") + ": its value "
+                                  + String(format: "%.6g", v) + " is used")
+                return v
+            }
             // A camera's RATIONAL (1/79 s, 18/10) as the exact quotient its entry stores, not
             // libtiff's float of it: the exposure ratio then equals the one of the same exposure typed
             // on the command line. A quotient a float holds exactly is what libtiff itself writes
@@ -249,11 +275,14 @@ public enum TIFFReader {
         var exifOffset: UInt64 = 0
         guard cc_tiff_get_ifd8(tif, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset != 0 else {
             resolveSensitivity(&fields)
+            fields.notes += entryNotes
             return fields
         }
         // IFD0's values resolved while the handle is on it, for a file whose EXIF directory cannot be read.
         var ifd0Only = fields
         resolveSensitivity(&ifd0Only)
+        ifd0Only.notes += entryNotes
+        directory = "the EXIF directory"
         let errorsBefore = handle.messages.errorList.count, warningsBefore = handle.messages.warningList.count
         guard TIFFReadEXIFDirectory(tif, exifOffset) == 1 else {
             let reasons = handle.messages.errorList.dropFirst(errorsBefore).joined(separator: "; ")
@@ -281,9 +310,11 @@ public enum TIFFReader {
         if let f = number(UInt32(EXIFTAG_FOCALLENGTH)), f > 0, f.isFinite { fields.focalLengthMillimetres = f }
         // A tag stored with a type or value libtiff refuses reads as absent: its warning says why.
         let names = ["ExposureTime", "FNumber", "ISOSpeedRatings", "PhotographicSensitivity"]
-        for w in handle.messages.warningList.dropFirst(warningsBefore) where names.contains(where: { w.contains($0) }) {
+        for w in handle.messages.warningList.dropFirst(warningsBefore)
+        where names.contains(where: { w.contains($0) }) && !recovered.contains(where: { w.contains("\"\($0)\"") }) {
             fields.notes.append("libtiff: " + w)
         }
+        fields.notes += entryNotes
         resolveSensitivity(&fields)
         return fields
     }
@@ -385,6 +416,12 @@ public enum TIFFReader {
         /// Reads chunk `index` (a strip or a tile) into `chunk`, checked for its full byte count,
         /// libtiff's errors and, for Deflate, its checksum.
         func read(_ what: String, _ index: UInt32, expected: Int) -> TIFFError? {
+            // A chunk stored with no bytes (offset and byte count 0: a "sparse" file's missing chunk,
+            // TIFF 6.0 leaves it undefined) has no pixels to read: libtiff reads an uncompressed one
+            // from offset 0, the file's header, without an error.
+            guard TIFFGetStrileByteCount(tif, index) > 0 else {
+                return .corrupt(path: path, detail: "\(what) \(index) holds no data (its byte count is 0): its pixels are missing from the file")
+            }
             let got = Int(what == "strip" ? TIFFReadEncodedStrip(tif, index, chunk, tmsize_t(layout.chunkByteCount))
                                           : TIFFReadEncodedTile(tif, index, chunk, tmsize_t(layout.chunkByteCount)))
             guard got >= expected, handle.messages.errorCount == errorsBefore else {
