@@ -66,6 +66,12 @@ struct StageTests {
         }
         // The ranges' ends are cameras' (a 1/8000 s shutter, f/0.95, ISO 4 560 000, an hour's exposure).
         for text in ["1/8000,0.95,4560000", "3600,22,50"] { #expect(throws: Never.self) { try ExposureSettings(parsing: text) } }
+        // Plain decimals only: `Double(_:)` would read hexadecimal ("0x10" as 16) and "inf".
+        for text in ["1/79,0x10,100", "0x1p-6,2.8,100", "1/60,2.8,0x64", "1/inf,2.8,100", "1/60,2.8,1_000", "1/60,2.8,1e"] {
+            #expect(throws: ExposureError.malformed(text), "\(text)") { try ExposureSettings(parsing: text) }
+        }
+        let typed = try ExposureSettings(parsing: "+1e-2, .5e1, 1.0E2")
+        #expect(typed.exposureTimeSeconds == 0.01 && typed.fNumber == 5 && typed.isoSpeed == 100)
     }
 
     @Test("a sample far below the black level (a float file's no-data value) is flagged and taken at the floor: one pixel cannot make the frame's moments infinite")

@@ -44,6 +44,14 @@ public struct ExposureSettings: Sendable, Equatable, Codable {
         return self
     }
 
+    /// A plain decimal number (digits with at most one point, an optional exponent), as a person
+    /// types an exposure and a camera shows it; nil otherwise. `Double(_:)` alone also reads
+    /// hexadecimal ("0x10" is 16: `1/79,0x10,100` was taken as f/16), "nan" and "inf".
+    static func decimal(_ s: Substring) -> Double? {
+        guard s.wholeMatch(of: /[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/) != nil else { return nil }
+        return Double(s)
+    }
+
     /// Parses `T,N,ISO` as given on the command line; `T` may be a fraction such as `1/60`.
     public init(parsing text: String) throws(ExposureError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -52,10 +60,10 @@ public struct ExposureSettings: Sendable, Equatable, Codable {
         guard parts.count == 3 else { throw .malformed(text) }
         func number(_ s: String) throws(ExposureError) -> Double {
             let fraction = s.split(separator: "/", omittingEmptySubsequences: false)
-            if fraction.count == 2, let n = Double(fraction[0]), let d = Double(fraction[1]), d != 0 {
+            if fraction.count == 2, let n = Self.decimal(fraction[0]), let d = Self.decimal(fraction[1]), d != 0 {
                 return n / d
             }
-            guard fraction.count == 1, let v = Double(s) else { throw .malformed(text) }
+            guard fraction.count == 1, let v = Self.decimal(fraction[0]) else { throw .malformed(text) }
             return v
         }
         self.init(exposureTimeSeconds: try number(parts[0]), fNumber: try number(parts[1]),
