@@ -69,6 +69,8 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
 
     /// Parses JSON data; throws `JSONFileError` naming `file` on malformed input.
     public static func parse(_ data: Data, file: String) throws -> JSONValue {
+        // The grammar first (`JSONSyntax`): where the text is wrong, and keys given twice.
+        if let problem = JSONSyntax.firstProblem(in: data) { throw JSONFileError.malformed(file: file, detail: problem) }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch let DecodingError.dataCorrupted(ctx) {
