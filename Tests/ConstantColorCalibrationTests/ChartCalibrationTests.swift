@@ -248,6 +248,16 @@ struct ChartCalibrationTests {
         refused([patch, patch], mentioning: "patches[1].name")
         refused([changed("halfSize", .number(0.1))], mentioning: "patches[0].halfSize")
         refused([changed("center", .array([.number(1e20), .number(10)]))], mentioning: "patches[0].center")
+        // a* or b* beyond any object's colour (a* = 500 was fitted, with a warning only).
+        refused([changed("lab", .array([.number(50), .number(500), .number(0)]))], mentioning: "patches[0].lab")
+        refused([changed("lab", .array([.number(50), .number(0), .number(-201)]))], mentioning: "patches[0].lab")
+        // A second patch whose square shares pixels with the first (one surface sampled twice) is
+        // refused; one that only touches it (squares of side 8, centres 8 apart) is read.
+        refused([patch, changed("name", .string("grey twin"))], mentioning: "patches[1].center")
+        refused([patch, changed("name", .string("grey shifted"), ["center": .array([.number(17.9), .number(13)])])],
+                mentioning: "overlaps patches[0], 'grey'")
+        #expect(try ChartDescription(json: .object(["illuminant": .string("D65"), "patches": .array([
+            patch, changed("name", .string("grey beside"), ["center": .array([.number(18), .number(10)])])])]), file: "c.json").patches.count == 2)
         // A square of side 0.2 that does hold a pixel centre (10.5) is read.
         #expect(try ChartDescription(json: .object(["illuminant": .string("D65"),
                                                     "patches": .array([changed("center", .array([.number(10.5), .number(10.5)]),

@@ -91,6 +91,20 @@ public struct ChartDescription: Sendable, Equatable {
             guard lab.x >= 0, lab.x <= 100 else {
                 throw JSONFileError.invalidValue(file: file, key: p.prefix + "lab", expected: "[L, a, b] with L in 0...100")
             }
+            // The colours of objects lie within about ±170 in a* and b* (the optimal colours'
+            // limits under D65): beyond ±200 a value is a typo (a* = 500 was fitted, with a warning).
+            guard abs(lab.y) <= Self.largestAB, abs(lab.z) <= Self.largestAB else {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "lab",
+                                                 expected: "[L, a, b] with a and b within ±\(Int(Self.largestAB)) (the colours of objects)")
+            }
+            // Two squares that share pixels sample one surface twice (or each other's edge): a
+            // patch pasted twice under a new name was fitted as a 25th colour.
+            let centre = SIMD2(c[0], c[1])
+            if let other = patches.firstIndex(where: { q in
+                abs(q.center.x - centre.x) < q.halfSize + h && abs(q.center.y - centre.y) < q.halfSize + h }) {
+                throw JSONFileError.invalidValue(file: file, key: p.prefix + "center",
+                                                 expected: "a square that does not overlap another patch's (it overlaps patches[\(other)], '\(patches[other].name)')")
+            }
             patches.append(ChartPatch(name: name, center: SIMD2(c[0], c[1]), halfSize: h,
                                       labD65: illuminant == "D50" ? ColorScience.labD65(fromLabD50: lab) : lab))
         }
@@ -102,6 +116,9 @@ public struct ChartDescription: Sendable, Equatable {
     public init(path: String) throws {
         try self.init(json: try JSONValue.read(path: path), file: path)
     }
+
+    /// The largest |a*| or |b*| a patch's reference may have (`init(json:file:)`).
+    public static let largestAB = 200.0
 
     /// Indices of the neutral patches (reference C*ab < `neutralChromaLimit`).
     public var neutralIndices: [Int] {
