@@ -183,8 +183,11 @@ struct CalibrateChart: ParsableCommand {
             progress.say("warning: the read noise is \(measurable ? "the photon transfer intercept's estimate" : "not measurable from this capture") (intercept \(Self.figure(ptc.readVarianceDN2)) ± \(Self.figure(ptc.readVarianceStandardErrorDN2)) DN² at ISO \(Self.figure(frame.exposure.isoSpeed)): the darkest patch is too bright to fix it), writing " + String(format: "%.2f", noise.readNoiseDN) + " DN\(measurable ? "" : " (the intercept clamped at 0)"); give --dark DARK.tif (lens capped) or --read-noise R from the sensor's data")
         }
         if let c = camera { cameraMetadata["levelsFrom"] = .string(c) }
-        let cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
+        var cameraProfile = CameraProfile(name: camName, blackLevel: black, whiteLevel: white, noise: noise,
                                           spectralSensitivity: existing?.spectralSensitivity, metadata: cameraMetadata)
+        // The given profile's keys this tool does not know are the camera's: kept (SPEC 4.1).
+        cameraProfile.extra = existing?.extra ?? [:]
+        cameraProfile.noiseExtra = existing?.noiseExtra ?? [:]
         var flashProfile = FlashProfile(name: flashName ?? DefaultProfileName.flash(capture: capture, digest: digest),
                                         cameraName: camName, whiteCameraRGB: calibration.flashWhiteCameraRGB,
                                         matrixToXYZD65: calibration.matrixToXYZD65,

@@ -18,6 +18,12 @@ struct ProfileTests {
         #expect(p.extra["vendorNote"] != nil)
         let again = try CameraProfile(json: p.json, file: "again")
         #expect(again == p)
+        // Inside `noise` too (it was dropped on rewrite).
+        let vendor = cameraJSON.replacingOccurrences(of: #""gainElectronsPerDN": 3.0}"#, with: #""gainElectronsPerDN": 3.0, "vendorDarkCurrent": 0.02}"#)
+        let withNoiseKey = try CameraProfile(json: JSONValue.parse(Data(vendor.utf8), file: "cam.json"), file: "cam.json")
+        #expect(withNoiseKey.noiseExtra == ["vendorDarkCurrent": .number(0.02)])
+        #expect(withNoiseKey.json.object?["noise"]?.object?["vendorDarkCurrent"] == .number(0.02))
+        #expect(try CameraProfile(json: withNoiseKey.json, file: "again") == withNoiseKey)
     }
 
     @Test("an unknown key's integer beyond 2^53 is written back with its exact digits (a Double rounded 12345678901234567890 to ...7e19); other numbers as before")
@@ -198,6 +204,21 @@ struct ProfileTests {
         // At the edge: σ at white = range is refused, just below reads.
         let range = 60000.0 - 1024
         #expect(error(read: 0, gain: 1 / range) != nil && error(read: 0, gain: 1.01 / range) == nil)
+    }
+
+    @Test("a white level beyond any code value, and a reference ISO no camera records, are refused naming their own keys (1e308 blamed the gain; ISO 0.001 made a lit frame read as dark)")
+    func absurdLevelsAndISO() throws {
+        func error(white: String = "60000", referenceISO: String = "100") -> String? {
+            let text = #"{"schemaVersion":1,"kind":"camera","blackLevel":1024,"whiteLevel":\#(white),"noise":{"readNoiseDN":8,"gainElectronsPerDN":0.25,"referenceISO":\#(referenceISO)}}"#
+            do { _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json"); return nil } catch { return "\(error)" }
+        }
+        #expect(error() == nil && error(white: "1e9") == nil && error(referenceISO: "1") == nil && error(referenceISO: "1e7") == nil)
+        #expect(error(white: "1e308")?.contains("key 'whiteLevel' must be a code value of at most 10⁹") == true, "\(error(white: "1e308") ?? "")")
+        #expect(error(white: "1.1e9")?.contains("key 'whiteLevel'") == true)
+        for iso in ["0.001", "0.5", "2e7"] {
+            #expect(error(referenceISO: iso)?.contains("key 'noise.referenceISO' must be an ISO speed a camera records (1…10000000)") == true,
+                    "\(iso): \(error(referenceISO: iso) ?? "")")
+        }
     }
 
     @Test("a profile's spectral table that contradicts itself (5 sensitivities for 81 wavelengths) is refused naming the key; a whole one is kept")

@@ -17,6 +17,8 @@ public struct CameraProfile: Sendable, Equatable {
     public var metadata: [String: JSONValue]
     /// Keys this tool does not know, kept so that nothing is lost on rewrite.
     public var extra: [String: JSONValue]
+    /// The same inside `noise` (a vendor's own terms beside the model's).
+    public var noiseExtra: [String: JSONValue] = [:]
 
     /// Creates a profile.
     public init(name: String, blackLevel: Double, whiteLevel: Double, noise: NoiseModel,
@@ -29,6 +31,8 @@ public struct CameraProfile: Sendable, Equatable {
 
     static let knownKeys: Set<String> = ["schemaVersion", "kind", "name", "blackLevel", "whiteLevel",
                                          "noise", "spectralSensitivity", "metadata"]
+    /// The keys of `noise` this tool reads.
+    static let knownNoiseKeys: Set<String> = ["readNoiseDN", "gainElectronsPerDN", "referenceISO", "correlation"]
 
     /// Reads a profile from JSON; errors name the file and the key.
     public init(json: JSONValue, file: String) throws {
@@ -66,6 +70,7 @@ public struct CameraProfile: Sendable, Equatable {
         spectralSensitivity = try r.optionalSpectralTable("spectralSensitivity", columns: ["red", "green", "blue"])
         metadata = try r.optionalMembers("metadata")
         extra = r.unknownMembers(known: Self.knownKeys)
+        noiseExtra = n.unknownMembers(known: Self.knownNoiseKeys)
     }
 
     /// Throws `JSONFileError.invalidValue`, naming the key, for a profile that contradicts itself as
@@ -85,10 +90,16 @@ public struct CameraProfile: Sendable, Equatable {
         }
     }
 
+    /// The largest white level a profile may give.
+    public static let largestLevel = 1e9
+
     /// The key and what it must be where the levels are not a black ≥ 0 below a white, or nil.
     static func levelProblem(blackLevel: Double, whiteLevel: Double) -> (key: String, expected: String)? {
         guard blackLevel >= 0 && blackLevel.isFinite else { return ("blackLevel", "a non-negative code value") }
         guard whiteLevel > blackLevel && whiteLevel.isFinite else { return ("whiteLevel", "greater than blackLevel") }
+        // A code value: 16-bit frames end at 65535, float frames' scale is the converter's. Beyond
+        // `largestLevel` it is a typo, and the noise test below blamed the gain for it (1e308).
+        guard whiteLevel <= largestLevel else { return ("whiteLevel", "a code value of at most 10⁹ (16-bit frames end at 65535)") }
         return nil
     }
 
@@ -97,6 +108,12 @@ public struct CameraProfile: Sendable, Equatable {
         guard noise.readNoiseDN >= 0 && noise.readNoiseDN.isFinite else { return ("noise.readNoiseDN", "non-negative") }
         guard noise.gainElectronsPerDN > 0 && noise.gainElectronsPerDN.isFinite else { return ("noise.gainElectronsPerDN", "positive") }
         guard noise.referenceISO > 0 && noise.referenceISO.isFinite else { return ("noise.referenceISO", "positive") }
+        // An ISO a camera records (`ExposureSettings.plausibleRanges`): 0.001 made every frame's noise
+        // 10⁵ times the calibration's, and a lit ambient frame read as holding no light.
+        let isoRange = ExposureSettings.plausibleRanges[2].range
+        guard isoRange.contains(noise.referenceISO) else {
+            return ("noise.referenceISO", "an ISO speed a camera records (\(Int(isoRange.lowerBound))…\(Int(isoRange.upperBound)))")
+        }
         // Noise as large as the whole range between black and white is no sensor's: every frame would
         // read as noise alone (read noise 1e6 DN, or a gain given in DN/e⁻ a million times off).
         let range = whiteLevel - blackLevel
@@ -122,9 +139,10 @@ public struct CameraProfile: Sendable, Equatable {
         o["name"] = .string(name)
         o["blackLevel"] = .number(blackLevel)
         o["whiteLevel"] = .number(whiteLevel)
-        var n: [String: JSONValue] = ["readNoiseDN": .number(noise.readNoiseDN),
-                                      "gainElectronsPerDN": .number(noise.gainElectronsPerDN),
-                                      "referenceISO": .number(noise.referenceISO)]
+        var n = noiseExtra
+        n["readNoiseDN"] = .number(noise.readNoiseDN)
+        n["gainElectronsPerDN"] = .number(noise.gainElectronsPerDN)
+        n["referenceISO"] = .number(noise.referenceISO)
         if noise.correlation != .independent {
             let c = noise.correlation
             func array(_ v: SIMD3<Double>) -> JSONValue { .array([.number(v.x), .number(v.y), .number(v.z)]) }
