@@ -158,6 +158,13 @@ struct FlatFieldCLITests {
         try Self.run(["synth", "--flat-field", "--light", "planckian:3000@200", "--out", path("small"), "--width", "160", "--height", "120"])
         let small = try calibrate(path("lit/flash.tif"), "y.json", ["--ambient", path("small/ambient.tif")])
         #expect(small.status == 2 && small.stderr.contains("the ambient frame is 160x120x3"), "\(small.stderr)")
+        // synth into a folder that cannot be made says so in one line naming it (it printed
+        // Foundation's error dictionary): here below a file.
+        let blocked = try CLI.run(["synth", "--flat-field", "--light", "planckian:3000@200", "--out", path("small/ambient.tif") + "/x",
+                                   "--width", "64", "--height", "48"])
+        #expect(blocked.status == 2 && blocked.stderr.split(separator: "\n").count == 1
+                && blocked.stderr.contains("cannot write '\(path("small/ambient.tif"))/x': the folder cannot be created: '\(path("small/ambient.tif"))' is a file, not a folder"),
+                "\(blocked.stderr)")
     }
 
     @Test("the map records the card's focal length (EXIF FocalLength); fuse warns of a pair at another focal length (the shading falls elsewhere: a card at 1.5× the pairs' put their corners 4.5 ΔE00 off, confidently); the same focal length, or a pair without the tag, is not warned about")

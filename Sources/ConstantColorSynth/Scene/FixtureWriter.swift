@@ -27,7 +27,23 @@ extension SynthCapture {
     /// atomically; the folder is created if needed.
     public func write(toDirectory directory: String, compression: TIFFWriteOptions.Compression = .deflate,
                       protectedPaths: [String] = []) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            // One line naming the folder and why, as for every other output (Foundation's error is a
+            // dictionary dump, or "error 512"): said from the nearest part of the path that exists.
+            var existing = (directory as NSString).deletingLastPathComponent
+            while !existing.isEmpty && existing != "/" && !FileManager.default.fileExists(atPath: existing) {
+                existing = (existing as NSString).deletingLastPathComponent
+            }
+            let folder = existing.isEmpty ? "." : existing
+            var isFolder: ObjCBool = false
+            let reason = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && !isFolder.boolValue
+                ? "'\(folder)' is a file, not a folder"
+                : access(folder, W_OK | X_OK) != 0 ? "folder '\(folder)' is not writable (\(String(cString: strerror(errno))))"
+                : (error as NSError).localizedDescription
+            throw AtomicFileError.writeFailed(path: directory, reason: "the folder cannot be created: \(reason)")
+        }
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
         // Files of an earlier render that this one would not replace would sit beside its truth.json
         // as if they were its own (a dark-room render over a pair left the pair for validate to
