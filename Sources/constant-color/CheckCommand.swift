@@ -59,10 +59,11 @@ struct CheckCommand: ParsableCommand {
             if let bad = map.image.samples.first(where: { !($0 >= 0 && $0 <= 1) }) {
                 throw CLIError(file: confidence, problem: "is not a confidence map: it holds \(bad), outside [0, 1]")
             }
-            // The map must be the report's run's: a map of another size is another capture.
-            if let width = r.members["width"]?.double, let height = r.members["height"]?.double,
-               Int(width) != map.image.width || Int(height) != map.image.height {
-                throw CLIError(file: confidence, problem: "is \(map.image.width)x\(map.image.height), but \(report) is of a \(Int(width))x\(Int(height)) run: not its confidence map")
+            // The map must be the report's run's: a map of another size is another capture. A report
+            // without its size (every one fuse writes has it) cannot say, so it is refused, not trusted.
+            let width = try r.number("width"), height = try r.number("height")
+            if Int(exactly: width) != map.image.width || Int(exactly: height) != map.image.height {
+                throw CLIError(file: confidence, problem: "is \(map.image.width)x\(map.image.height), but \(report) is of a \(String(format: "%g", width))x\(String(format: "%g", height)) run: not its confidence map")
             }
             // The region is given in the map as a viewer shows it: a map fuse wrote from frames stored
             // turned carries their Orientation tag (the weights are symmetric about the region's centre).

@@ -141,6 +141,20 @@ struct CalibrateValidateCLITests {
         // --dark and --read-noise together are refused.
         let both = try CLI.run(chartArguments(Self.darkroom, chart: Self.darkroomTruth, out: dir) + ["--dark", Self.dark, "--read-noise", "8"])
         #expect(both.status == 2, "\(both.stderr)")
+        // --camera: the given profile's keys this tool does not know are kept in the one written,
+        // beside it and inside its noise (SPEC 4.1; they were dropped).
+        var given = try JSONValue.read(path: dir.appendingPathComponent("cam.json").path).object!
+        given["vendorSerial"] = .string("A1234")
+        var noise = given["noise"]!.object!
+        noise["vendorDarkCurrent"] = .number(0.02)
+        given["noise"] = .object(noise)
+        let givenPath = dir.appendingPathComponent("given.camera.json").path
+        try JSONValue.object(given).encodedData(file: givenPath).write(to: URL(fileURLWithPath: givenPath))
+        let kept = try CLI.run(["calibrate", "chart", Self.darkroom, "--chart", Self.darkroomTruth, "--camera", givenPath, "--dark", Self.dark,
+                                "--camera-out", dir.appendingPathComponent("kept.json").path, "--flash-out", dir.appendingPathComponent("kept-flash.json").path])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let written = try JSONValue.read(path: dir.appendingPathComponent("kept.json").path).object!
+        #expect(written["vendorSerial"] == .string("A1234") && written["noise"]?.object?["vendorDarkCurrent"] == .number(0.02), "\(written.keys.sorted())")
     }
 
     @Test("bad dark or ambient frames: another size, or a lit frame, exit 2 with one line naming the file; --ambient-exposure without --ambient refused")
@@ -480,6 +494,11 @@ struct CalibrateValidateCLITests {
         let incomplete = try CLI.run(["validate", set.path] + profiles)
         #expect(incomplete.status == 2 && incomplete.stderr.contains("200lux-4000K-on") && incomplete.stderr.contains("missing ambient.tif"),
                 "\(incomplete.stderr)")
+        // A condition that lost both frames, its truth.json left (it was skipped: a set of one ran).
+        try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on/flash.tif"))
+        let framesLost = try CLI.run(["validate", set.path] + profiles)
+        #expect(framesLost.status == 2 && framesLost.stderr.contains("200lux-4000K-on")
+                && framesLost.stderr.contains("missing flash.tif, ambient.tif"), "\(framesLost.stderr)")
         // Names in the wrong case are a misnamed condition, said as such (not "missing" alone, and
         // a folder of only upper-case names is not skipped as no condition).
         try FileManager.default.removeItem(at: set.appendingPathComponent("200lux-4000K-on"))
@@ -569,10 +588,15 @@ struct CalibrateValidateCLITests {
                 "\(clippedCondition["accuracyMeanDeltaE2000"] ?? .null) against \(rest.reduce(0, +) / 23)")
         let clippedSet = try #require(JSONValue.read(path: reportPath).object?["set"]?.object?["mostlyClippedPatchSamples"]?.object)
         #expect(clippedSet["count"]?.double == 1)
-        // More than half of the chart on the highlight: the capture is overexposed, refused.
+        // More than half of the chart on the highlights: the capture is overexposed, refused. (Squares
+        // of one pixel, four side by side at the centre of each highlight: patches that share pixels
+        // are refused as such.)
+        let centres = try #require(secondOriginal["speculars"]?.array?.compactMap { $0.object?["center"]?.doubles })
+        let spots = centres.flatMap { c in [(-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)].map { (c[0] + $0.0, c[1] + $0.1) } }
+        #expect(spots.count >= 13)
         secondChart["patches"] = .array(secondPatches.indices.map { i in
-            guard i <= 12, var p = secondPatches[i].object else { return secondPatches[i] }
-            p["center"] = highlight; p["halfSize"] = .number(2)
+            guard i <= 12, i < spots.count, var p = secondPatches[i].object else { return secondPatches[i] }
+            p["center"] = .array([.number(spots[i].0), .number(spots[i].1)]); p["halfSize"] = .number(0.5)
             return .object(p)
         })
         try writeSecond { $0["chart"] = .object(secondChart) }

@@ -86,6 +86,21 @@ struct FuseCLITests {
         try JSONValue.object(edited).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("bad-report.json")))
         let badReport = try CLI.run(["check", pair.file("bad-report.json")])
         #expect(badReport.status == 2 && badReport.stderr.contains("centerWeightedMeanConfidence"), "\(badReport.stderr)")
+        // A report without its size cannot say whether a map is its run's: refused with --roi (a
+        // 100x100 map was checked against a 324x216 run's report, with a warning only).
+        var sizeless = try JSONValue.read(path: pair.file("report.json")).object!
+        sizeless["width"] = nil
+        try JSONValue.object(sizeless).encodedData(file: "test").write(to: URL(fileURLWithPath: pair.file("sizeless.json")))
+        let noSize = try CLI.run(["check", pair.file("sizeless.json"), "--roi", "10,10,20,20", "--confidence", pair.file("conf.tif")])
+        #expect(noSize.status == 2 && noSize.stderr.contains("sizeless.json") && noSize.stderr.contains("width"), "\(noSize.stderr)")
+        // A report whose text has a key twice is refused with where it is (Foundation kept the first,
+        // Python and jq the last).
+        let text = try String(contentsOfFile: pair.file("report.json"), encoding: .utf8)
+        try text.replacingOccurrences(of: "{", with: "{\n  \"threshold\" : 0,", options: [], range: text.range(of: "{"))
+            .write(toFile: pair.file("twice.json"), atomically: true, encoding: .utf8)
+        let twice = try CLI.run(["check", pair.file("twice.json")])
+        #expect(twice.status == 2 && twice.stderr.split(separator: "\n").count == 1 && twice.stderr.contains("twice.json")
+                && twice.stderr.contains("the key \"threshold\" appears twice in one object (first at line 2, column 3)"), "\(twice.stderr)")
         var overOne = PlanarImage(width: PairFolder.width, height: PairFolder.height, channelCount: 1)
         for i in overOne.samples.indices { overOne.samples[i] = 1.5 }
         try TIFFWriter.write(overOne, to: pair.file("over.tif"), options: TIFFWriteOptions(sampleType: .float32))
@@ -736,11 +751,17 @@ struct FuseCLITests {
         let pair = try PairFolder()
         defer { pair.remove() }
         var camera = try JSONValue.read(path: pair.file("camera.json")).object!
-        camera["whiteLevel"] = .number(1e30)
+        camera["whiteLevel"] = .number(1e6)
         try JSONValue.object(camera).encodedData(file: "camera.json").write(to: URL(fileURLWithPath: pair.file("camera.json")))
         let r = try CLI.run(pair.fuseArguments())
         #expect(r.status != 2, "\(r.stderr)")
         #expect(r.stderr.components(separatedBy: "clipped pixels cannot be recognized").count == 3, "one warning per frame: \(r.stderr)")
+        // Beyond any code value (10⁹) the profile is refused, naming the white level (1e308 was
+        // blamed on the gain).
+        camera["whiteLevel"] = .number(1e30)
+        try JSONValue.object(camera).encodedData(file: "camera.json").write(to: URL(fileURLWithPath: pair.file("camera.json")))
+        let absurd = try CLI.run(pair.fuseArguments())
+        #expect(absurd.status == 2 && absurd.stderr.contains("key 'whiteLevel' must be a code value of at most 10⁹"), "\(absurd.stderr)")
     }
 
     @Test("frames stored with Orientation 6 (a portrait capture as the camera wrote it): fused as stored, every output carries the tag and holds the samples of the same pair tagged 1; frames tagged differently: said in one line and fused as stored; check --roi takes the region in the map as shown")

@@ -55,7 +55,8 @@ public enum ValidationRun {
 
     /// The condition folders of a set, sorted by name: sub-folders holding `flash.tif`,
     /// `ambient.tif` and `truth.json`. Other entries (a dark-room folder, a README) are skipped; a
-    /// sub-folder with a frame (`flash.tif` or `ambient.tif`) and not all three files is an error.
+    /// sub-folder with a frame (`flash.tif` or `ambient.tif`), or with a truth.json and no
+    /// `darkroom.tif`, and not all three files is an error.
     public static func conditionFolders(in directory: String) throws -> [String] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -85,9 +86,12 @@ public enum ValidationRun {
             // A folder without either frame (a dark-room folder: darkroom.tif and its truth.json) is
             // not a condition; one with a frame and not all three files is a condition that lost a
             // file, and skipping it would change the set's figures silently.
+            // A truth.json without a dark-room capture beside it describes a pair whose frames are
+            // gone: skipped, it changed the set's figures as silently.
+            let lostFrames = present == ["truth.json"] && !entries.contains("darkroom.tif")
             if present.count == required.count {
                 folders.append(folder)
-            } else if present.contains("flash.tif") || present.contains("ambient.tif")
+            } else if present.contains("flash.tif") || present.contains("ambient.tif") || lostFrames
                         || nearMiss("flash.tif") != nil || nearMiss("ambient.tif") != nil {
                 throw Failure.incompleteCondition(folder: folder, missing: required.filter { !present.contains($0) }.map { name in
                     nearMiss(name).map { "\(name) (found \($0): the names are case-sensitive, .tif)" } ?? name
