@@ -12,7 +12,10 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             DIR holds one folder per lighting condition (SPEC 4.5): flash.tif, ambient.tif (EXIF \
             exposure) and truth.json with the chart description under "chart". Each condition is fused \
-            (linear XYZ output) and every patch is the median of its square. Reported per condition and \
+            (linear XYZ output) and every patch is the median of its square, over the pixels with a \
+            measurement (not clipped in the flash frame, an ambient sample neither clipped nor missing: \
+            elsewhere the output is the gap fill; the report gives each patch's clipped share). \
+            Reported per condition and \
             over the set: accuracy (CIEDE2000 after one scalar exposure fit on the neutral patches), \
             repeatability (mean and 90th percentile over patches), variance reduction against the \
             ambient frame rendered with gray-world white balance, mean confidence on the patches (from \
