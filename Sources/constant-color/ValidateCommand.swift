@@ -213,8 +213,10 @@ struct ValidateCommand: ParsableCommand {
                   + s.decision.rawValue)
         }
         let spread = scores.count >= 2
-            ? String(format: "repeatability mean %.3f p90 %.3f ΔE00; variance reduction %.1f %%", set.meanRepeatability,
-                     set.p90Repeatability, 100 * set.varianceReduction)
+            ? String(format: "repeatability mean %.3f p90 %.3f ΔE00; variance reduction %@", set.meanRepeatability,
+                     set.p90Repeatability,
+                     // (Not measurable where the ambient photos do not vary: the JSON's null, said as n/a.)
+                     set.varianceReduction.isFinite ? String(format: "%.1f %%", 100 * set.varianceReduction) : "n/a (the ambient photos do not vary)")
             : "repeatability and variance reduction n/a (one condition)"
         print(String(format: "set of %d: accuracy mean %.2f max %.2f ΔE00; %@; patch confidence %.3f; decisions %@",
                      scores.count, set.meanAccuracy, set.maxAccuracy, spread, set.meanPatchConfidence,

@@ -14,4 +14,31 @@ import Testing
                 == "(+1, +0) pixels in 1 of them, (+2, +0) in 1, (+3, +0) in 1, other shifts in 3")
         #expect(FusionWarnings.displacementSummary([]) == "no shift")
     }
+
+    /// A ratio no shadow edge checked is said where the ambient light is a share of the flash frame
+    /// that a wrong tag would leave visible (a pair without cast shadow, its flash frame's shutter
+    /// 1.3× its tag, fused `constantColor` 3.7 ΔE00 off with nothing said); not where edges measured
+    /// it, where the ambient light is a few per cent, or where no flash light was measured.
+    @Test func uncheckedRatioIsSaid() {
+        let unchecked = AmbientRatioEstimate.metadata(height: 10, uncertainty: 0.04)
+        func light(_ scale: Double, fired: Bool = true) -> FusionReport.FlashLightReport {
+            FusionReport.FlashLightReport(structure: 30, neighbourStructure: 10, ambientScale: [scale, scale, scale], brightExcess: 0.2,
+                                          noFlashLight: !fired)
+        }
+        let line = FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3))
+        #expect(line?.hasPrefix("warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about 33 % of the flash frame's, is subtracted at the ratio the tags give (±4 %") == true,
+                "\(line ?? "nil")")
+        #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(40)) == nil)  // 2.5 %: a 10 lux pair
+        #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3, fired: false)) == nil)
+        #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: nil) == nil)
+        var measured = unchecked
+        measured.edgeRatio = 1.02; measured.edgeRelativeUncertainty = 0.01
+        #expect(FusionWarnings.uncheckedRatioLine(measured, flashLight: light(3)) == nil)
+        var beyond = unchecked
+        beyond.edgeRatioBeyondRange = 2.5
+        #expect(FusionWarnings.uncheckedRatioLine(beyond, flashLight: light(3)) == nil)
+        var edges = measured
+        edges.source = .illuminationEdges
+        #expect(FusionWarnings.uncheckedRatioLine(edges, flashLight: light(3)) == nil)
+    }
 }

@@ -46,7 +46,11 @@ package enum FusionWarnings {
         // it lacks say the same (`IlluminationEdgeRatio.vanishedEdges`), that line alone is said.
         let flashFrameDarker = result.report.flashLight?.holdsLessAmbientThanTags ?? false
         let vanished = result.ambientRatio.edgeRatioBeyondRangeFromVanishedEdges
-        if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker) {
+        // Where the ambient light is under `beyondRangeAmbientShare` of the flash frame, the edges'
+        // bends are the flash's fall-off residue more than the ambient light's (a 50 000 lux flash at
+        // 200 lux, tags right: 3.72× EXIF's "measured", the colours and confidence right): not said.
+        let negligibleAmbient = (result.report.flashLight?.ambientScale[1]).map { $0 > 1 / beyondRangeAmbientShare } ?? false
+        if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker), !negligibleAmbient {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: \(vanished ? "the flash frame holds the ambient frame's shadows far weaker (its light dimmed between the frames?), or " : "")the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
         // `--exposure-ratio metadata`: EXIF's ratio kept as asked, where the images contradict it.
@@ -88,6 +92,7 @@ package enum FusionWarnings {
                 : "the ambient light changed colour between the frames (a lamp switched on or off?), or they were developed unlike each other"
             lines.append("warning: only \(String(format: "%.0f", 100 * agreeing)) % of the ambient shadow edges vanish from the flash frame at one exposure ratio in every channel (70–99 % on the test sets' pairs, whose frames hold the same ambient light; under \(String(format: "%.0f", 100 * AmbientRatioEstimate.ambientColourChangeAgreement)) %, with the channels' ratios apart, is taken for a change): \(cause); no one ratio takes it out of the flash frame, and the confidence counts the ratio off by \(percent) % (red, green, blue) wherever the ambient light matters")
         }
+        if let line = uncheckedRatioLine(result.ambientRatio, flashLight: result.report.flashLight) { lines.append(line) }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata
                 ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"
@@ -148,6 +153,30 @@ package enum FusionWarnings {
         return lines
     }
 
+    /// The least share of the flash frame's light that is ambient (its median block's, at EXIF's
+    /// ratio) for which the edges' reading of a ratio beyond the searched range is said: 1 %.
+    static let beyondRangeAmbientShare = 0.01
+
+    /// The least share of the flash frame's light that is ambient (its median block's, at EXIF's
+    /// ratio) for which `uncheckedRatioLine` speaks: there a tag 20 % off moves the dark-room image
+    /// by 1 % of itself along the ambient light's colour.
+    static let uncheckedRatioAmbientShare = 0.05
+
+    /// The line for a ratio no shadow edge could check (`AmbientRatioEstimate.source` `.metadata`
+    /// with no edge measured), where the ambient light is at least `uncheckedRatioAmbientShare` of
+    /// the flash frame; nil otherwise (and where no flash light was measured: that line says more).
+    /// The confidence counts EXIF's stated uncertainty (a few per cent); a tag that is not its
+    /// capture's leaves ambient light in the dark-room image, which reads as more flash signal and
+    /// raises the confidence: a scene without a cast shadow, the flash frame's shutter time 1.3×
+    /// its tag, fused `constantColor` at 0.88 with colours 3.7 ΔE00 off, and nothing said.
+    static func uncheckedRatioLine(_ ratio: AmbientRatioEstimate, flashLight: FusionReport.FlashLightReport?) -> String? {
+        guard ratio.source == .metadata, ratio.edgeRatio == nil, ratio.edgeRatioBeyondRange == nil,
+              let light = flashLight, !light.noFlashLight, light.ambientScale[1] > 0 else { return nil }
+        let share = 1 / light.ambientScale[1]
+        guard share >= uncheckedRatioAmbientShare else { return nil }
+        return "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the tags give (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts). A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; a cast shadow of the ambient light in the frame lets the pair check its tags"
+    }
+
     /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the
     /// evidence it rests on: residuals within the camera profile's noise, or residuals without
     /// structure beside their neighbours though beyond that noise (the profile understates it); and
@@ -161,6 +190,6 @@ package enum FusionWarnings {
         let edges = edgesMeasured
             ? "the shadow edges found fit no better than noise (their residuals \(String(format: "%.1f", ratio.edgeMisfitScale ?? .nan))× the noise model's)"
             : "no shadow edge measured flash light"
-        return "warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, \(evidence), and \(edges). Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? The output is the flash frame's rendering, with confidence 0"
+        return "warning: no flash light was measured: the flash frame is the ambient frame scaled by \(String(format: "%.3f", light.ambientScale[1]))× the exposure tags' ratio in every channel, line by line, \(evidence), and \(edges). Did the flash fire, and are both frames' exposure tags (or --flash-exposure / --ambient-exposure) the captures'? (A flash whose light cannot be told from the ambient light here — of its colour on every surface, with no shadow or fall-off of its own across the frame — gives this too: the pair cannot then show which light is which.) The output is the flash frame's rendering, with confidence 0"
     }
 }

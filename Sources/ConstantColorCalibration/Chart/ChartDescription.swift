@@ -105,7 +105,7 @@ public struct ChartDescription: Sendable, Equatable {
                 throw JSONFileError.invalidValue(file: file, key: p.prefix + "center",
                                                  expected: "a square that does not overlap another patch's (it overlaps patches[\(other)], '\(patches[other].name)')")
             }
-            patches.append(ChartPatch(name: name, center: SIMD2(c[0], c[1]), halfSize: h,
+            patches.append(ChartPatch(name: name, center: centre, halfSize: h,
                                       labD65: illuminant == "D50" ? ColorScience.labD65(fromLabD50: lab) : lab))
         }
         sourceIlluminant = illuminant

@@ -84,10 +84,9 @@ public enum ValidationRun {
                 entries.first { $0 != name && ($0.lowercased() == name || $0.lowercased() == name + "f") }
             }
             // A folder without either frame (a dark-room folder: darkroom.tif and its truth.json) is
-            // not a condition; one with a frame and not all three files is a condition that lost a
-            // file, and skipping it would change the set's figures silently.
-            // A truth.json without a dark-room capture beside it describes a pair whose frames are
-            // gone: skipped, it changed the set's figures as silently.
+            // not a condition; one with a frame and not all three files, or a truth.json with neither
+            // frame nor a dark-room capture, is a condition that lost files, and skipping it would
+            // change the set's figures silently.
             let lostFrames = present == ["truth.json"] && !entries.contains("darkroom.tif")
             if present.count == required.count {
                 folders.append(folder)

@@ -19,42 +19,44 @@ enum TIFFRawDirectory {
         }
     }
 
-    /// The first value of `tag` in the current directory as the exact quotient of its numerator
-    /// and denominator, when its type is RATIONAL or SRATIONAL (1/79 s is 0.012658227848101266,
-    /// not the float 0.012658228); nil when absent, of another type, or with a zero denominator.
-    static func rationalTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Double? {
-        guard let e = firstValue(tag, of: tif, path: path), e.type == 5 || e.type == 10 else { return nil }
-        let n = e.integer(0, 4), d = e.integer(4, 4)
-        guard d != 0 else { return nil }
-        return e.type == 5 ? Double(n) / Double(d) : Double(Int32(truncatingIfNeeded: n)) / Double(Int32(truncatingIfNeeded: d))
+    /// A numeric entry's first value, as stored.
+    struct Number {
+        /// The value; a rational's as the exact quotient of its numerator and denominator (1/79 s is
+        /// 0.012658227848101266, not libtiff's float 0.012658228); nil for a zero denominator.
+        var value: Double?
+        /// A rational's numerator (0 for other types).
+        var numerator: Int64
+        /// The TIFF type's name (SHORT, RATIONAL, …).
+        var typeName: String
+        /// Whether the type is RATIONAL or SRATIONAL.
+        var isRational: Bool { typeName.hasSuffix("RATIONAL") }
     }
 
-    /// The first value of `tag` in the current directory as a number, whatever its numeric type
-    /// (BYTE, SHORT, LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE), with
-    /// the type's TIFF name; `value` nil for a rational with a zero denominator (`numerator` then
-    /// holds its numerator). Nil when the tag is absent, unreadable or not numeric.
-    static func numericTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> (value: Double?, numerator: Int64, typeName: String)? {
+    /// The first value of `tag` in the current directory, whatever its numeric type (BYTE, SHORT,
+    /// LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE). Nil when the tag is
+    /// absent, unreadable or not numeric.
+    static func numericTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Number? {
         guard let e = firstValue(tag, of: tif, path: path) else { return nil }
         func signed(_ size: Int) -> Int64 {
             let v = e.integer(0, size), shift = UInt64(64 - 8 * size)
             return Int64(bitPattern: v << shift) >> Int64(shift)
         }
         switch e.type {
-        case 1: return (Double(e.integer(0, 1)), 0, "BYTE")
-        case 3: return (Double(e.integer(0, 2)), 0, "SHORT")
-        case 4: return (Double(e.integer(0, 4)), 0, "LONG")
-        case 16: return (Double(e.integer(0, 8)), 0, "LONG8")
-        case 6: return (Double(signed(1)), 0, "SBYTE")
-        case 8: return (Double(signed(2)), 0, "SSHORT")
-        case 9: return (Double(signed(4)), 0, "SLONG")
-        case 17: return (Double(signed(8)), 0, "SLONG8")
+        case 1: return Number(value: Double(e.integer(0, 1)), numerator: 0, typeName: "BYTE")
+        case 3: return Number(value: Double(e.integer(0, 2)), numerator: 0, typeName: "SHORT")
+        case 4: return Number(value: Double(e.integer(0, 4)), numerator: 0, typeName: "LONG")
+        case 16: return Number(value: Double(e.integer(0, 8)), numerator: 0, typeName: "LONG8")
+        case 6: return Number(value: Double(signed(1)), numerator: 0, typeName: "SBYTE")
+        case 8: return Number(value: Double(signed(2)), numerator: 0, typeName: "SSHORT")
+        case 9: return Number(value: Double(signed(4)), numerator: 0, typeName: "SLONG")
+        case 17: return Number(value: Double(signed(8)), numerator: 0, typeName: "SLONG8")
         case 5, 10:
             let isSigned = e.type == 10
             let n = isSigned ? Int64(Int32(truncatingIfNeeded: e.integer(0, 4))) : Int64(e.integer(0, 4))
             let d = isSigned ? Int64(Int32(truncatingIfNeeded: e.integer(4, 4))) : Int64(e.integer(4, 4))
-            return (d == 0 ? nil : Double(n) / Double(d), n, isSigned ? "SRATIONAL" : "RATIONAL")
-        case 11: return (Double(Float(bitPattern: UInt32(e.integer(0, 4)))), 0, "FLOAT")
-        case 12: return (Double(bitPattern: e.integer(0, 8)), 0, "DOUBLE")
+            return Number(value: d == 0 ? nil : Double(n) / Double(d), numerator: n, typeName: isSigned ? "SRATIONAL" : "RATIONAL")
+        case 11: return Number(value: Double(Float(bitPattern: UInt32(e.integer(0, 4)))), numerator: 0, typeName: "FLOAT")
+        case 12: return Number(value: Double(bitPattern: e.integer(0, 8)), numerator: 0, typeName: "DOUBLE")
         default: return nil
         }
     }

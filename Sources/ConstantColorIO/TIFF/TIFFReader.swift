@@ -183,7 +183,8 @@ public enum TIFFReader {
             UInt32(EXIFTAG_EXPOSURETIME): ("ExposureTime", "RATIONAL"), UInt32(EXIFTAG_FNUMBER): ("FNumber", "RATIONAL"),
             UInt32(EXIFTAG_ISOSPEEDRATINGS): ("ISOSpeedRatings", "SHORT"), UInt32(EXIFTAG_SENSITIVITYTYPE): ("SensitivityType", "SHORT"),
             UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY): ("StandardOutputSensitivity", "LONG"),
-            UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX): ("RecommendedExposureIndex", "LONG"), UInt32(EXIFTAG_ISOSPEED): ("ISOSpeed", "LONG")]
+            UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX): ("RecommendedExposureIndex", "LONG"), UInt32(EXIFTAG_ISOSPEED): ("ISOSpeed", "LONG"),
+            UInt32(EXIFTAG_FOCALLENGTH): ("FocalLength", "RATIONAL")]
         func number(_ tag: UInt32) -> Double? {
             let known = tagNames[tag] ?? (name: "tag \(tag)", type: "")
             let entry = TIFFRawDirectory.numericTag(UInt16(tag), of: tif, path: path)
@@ -209,7 +210,7 @@ public enum TIFFReader {
             // libtiff's float of it: the exposure ratio then equals the one of the same exposure typed
             // on the command line. A quotient a float holds exactly is what libtiff itself writes
             // from a float (13591669/2³⁰ for 0.012658228): it is read as below.
-            if let exact = TIFFRawDirectory.rationalTag(UInt16(tag), of: tif, path: path),
+            if let entry, entry.isRational, let exact = entry.value,
                Float(exactly: exact) == nil, abs(exact - value) <= 1e-6 * abs(exact) { return exact }
             // Otherwise (the entry unreadable here): libtiff hands EXIF's rationals (ExposureTime,
             // FNumber) over as 32-bit floats: f/1.8 (18/10) came out as 1.7999999523162842. A
@@ -314,8 +315,8 @@ public enum TIFFReader {
         where names.contains(where: { w.contains($0) }) && !recovered.contains(where: { w.contains("\"\($0)\"") }) {
             fields.notes.append("libtiff: " + w)
         }
-        fields.notes += entryNotes
         resolveSensitivity(&fields)
+        fields.notes += entryNotes
         return fields
     }
 
