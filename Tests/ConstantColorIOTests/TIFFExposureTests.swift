@@ -302,6 +302,21 @@ struct TIFFExposureTests {
         return (image, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
+    /// `fileWithEXIF`'s file with its EXIF directory's entry `entry` (which must be `tag`, of TIFF
+    /// type `from`) given type `to`, read back.
+    static func fileWithEXIFEntryRetyped(entry: Int, tag: UInt16, from: UInt8, to: UInt8,
+                                         sourceLocation: SourceLocation = #_sourceLocation) throws -> DecodedTIFF {
+        let folder = try TemporaryFolder()
+        let path = folder.file("retyped.tif")
+        var bytes = try fileWithEXIF(at: path).bytes
+        let at = 10 + 12 * entry  // the directory at offset 8: its count, then 12-byte entries
+        #expect(Array(bytes[at..<(at + 4)]) == [UInt8(tag & 0xFF), UInt8(tag >> 8), from, 0],
+                "tag \(tag) of type \(from) expected at offset \(at)", sourceLocation: sourceLocation)
+        bytes[at + 2] = to
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try TIFFReader.read(path: path)
+    }
+
     @Test("a damaged EXIF directory is a warning, not an error")
     func damagedEXIF() throws {
         let folder = try TemporaryFolder()
@@ -336,29 +351,17 @@ struct TIFFExposureTests {
 
     @Test("an exposure tag stored with a type libtiff refuses reads as absent, and libtiff's reason is kept in the notes")
     func wrongTypeExposureTag() throws {
-        let folder = try TemporaryFolder()
-        let path = folder.file("wrong-type.tif")
-        // The EXIF directory's first entry (offset 10) is ExposureTime (33434), RATIONAL (5): make it ASCII (2).
-        var bytes = try Self.fileWithEXIF(at: path).bytes
-        #expect(Array(bytes[10..<14]) == [0x9A, 0x82, 5, 0], "ExposureTime as RATIONAL expected at offset 10")
-        bytes[12] = 2
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let decoded = try TIFFReader.read(path: path)
+        // The EXIF directory's first entry is ExposureTime (33434), RATIONAL (5): made ASCII (2).
+        let decoded = try Self.fileWithEXIFEntryRetyped(entry: 0, tag: 33434, from: 5, to: 2)
         #expect(decoded.exposure.exposureTimeSeconds == nil && decoded.exposure.fNumber == 4 && decoded.exposure.isoSpeed == 100)
         #expect(decoded.exposure.notes.contains { $0.contains("ExposureTime") && $0.contains("libtiff") }, "\(decoded.exposure.notes)")
     }
 
     @Test("an EXIF exposure tag of another numeric type than EXIF 2.3 gives it (ISO as LONG) is read from its entry, as in IFD0, and its type said")
     func otherNumericTypeInEXIF() throws {
-        let folder = try TemporaryFolder()
-        let path = folder.file("iso-long.tif")
-        // The EXIF directory's third entry (offset 10 + 2·12) is PhotographicSensitivity (34855), SHORT
-        // (3), its value left-justified in the field: as LONG (4) the same bytes hold the same 100.
-        var bytes = try Self.fileWithEXIF(at: path).bytes
-        #expect(Array(bytes[34..<38]) == [0x27, 0x88, 3, 0], "ISO as SHORT expected at offset 34")
-        bytes[36] = 4
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let decoded = try TIFFReader.read(path: path)
+        // The EXIF directory's third entry is PhotographicSensitivity (34855), SHORT (3), its value
+        // left-justified in the field: as LONG (4) the same bytes hold the same 100.
+        let decoded = try Self.fileWithEXIFEntryRetyped(entry: 2, tag: 34855, from: 3, to: 4)
         #expect(decoded.exposure.settings == ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 100))
         let notes = decoded.exposure.notes
         #expect(notes == ["ISOSpeedRatings in the EXIF directory is stored as LONG (EXIF 2.3 gives it SHORT): its value 100 is used"],
