@@ -15,6 +15,17 @@ import Testing
         #expect(FusionWarnings.displacementSummary([]) == "no shift")
     }
 
+    /// A registration residual above the mismatch level asks whether the frames are of one scene, and
+    /// names the uniform surface with a shadow, which reads as high with frames that match (a grey
+    /// card: 0.66).
+    @Test func mismatchedFramesLineNamesTheUniformSurface() {
+        let line = FusionWarnings.mismatchedFramesLine(residual: 0.66)
+        #expect(line.hasPrefix("warning: the registered frames leave 66 % of the flash frame's structure unexplained (registration residual 0.66;"))
+        #expect(line.contains("is the ambient frame of the same scene, or rotated or mirrored?")
+                && line.contains("A nearly uniform surface (a grey card, a page) with an ambient shadow on it gives this too"))
+        #expect(FusionWarnings.mismatchedFramesLine(residual: .infinity).contains("leave all of the flash frame's structure unexplained (registration residual not measurable;"))
+    }
+
     /// A ratio no shadow edge checked is said where the ambient light is a share of the flash frame
     /// that a wrong tag would leave visible (a pair without cast shadow, its flash frame's shutter
     /// 1.3× its tag, fused `constantColor` 3.7 ΔE00 off with nothing said); not where edges measured

@@ -148,9 +148,17 @@ package enum FusionWarnings {
         if registration.notRegistered == .noSharedStructure {
             lines.append("warning: the frames share no structure registration can align (at the best alignment found their features correlate by \(String(format: "%.2f", registration.featureCorrelation ?? 0)), no more than noise reaches over these samples): they are taken as aligned, as captured. A uniform surface (a grey card, a blank page) gives this, and then needs no alignment; so does an ambient frame of another scene, or rotated or mirrored, which the confidence counts only where it leaves edges")
         } else if registration.notRegistered == nil && residual > mismatchedFramesResidual {
-            lines.append("warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? The confidence counts the mismatch only where it leaves edges")
+            lines.append(mismatchedFramesLine(residual: residual))
         }
         return lines
+    }
+
+    /// The line for a registration residual above `mismatchedFramesResidual`. A nearly uniform
+    /// surface with an ambient shadow on it reads as high (a grey card: 0.66, its colours right at
+    /// confidence 0.94): the flash frame's structure there is the flash's fall-off, the ambient
+    /// frame's the shadow, and neither explains the other; the line says so beside the question.
+    static func mismatchedFramesLine(residual: Double) -> String {
+        "warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? A nearly uniform surface (a grey card, a page) with an ambient shadow on it gives this too: its only structure is the flash's fall-off in one frame and the shadow in the other. The confidence counts the mismatch only where it leaves edges"
     }
 
     /// The least share of the flash frame's light that is ambient (its median block's, at EXIF's
