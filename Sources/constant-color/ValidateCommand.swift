@@ -13,8 +13,9 @@ struct ValidateCommand: ParsableCommand {
             DIR holds one folder per lighting condition (SPEC 4.5): flash.tif, ambient.tif (EXIF \
             exposure) and truth.json with the chart description under "chart". Each condition is fused \
             (linear XYZ output) and every patch is the median of its square, over the pixels with a \
-            measurement (not clipped in the flash frame, an ambient sample neither clipped nor missing: \
-            elsewhere the output is the gap fill; the report gives each patch's clipped share). \
+            measurement (not clipped in the flash frame, an ambient sample neither clipped nor missing, \
+            the frames not disagreeing there: elsewhere the output is the gap fill; the report gives each \
+            patch's clipped and disagreeing shares). \
             Reported per condition and \
             over the set: accuracy (CIEDE2000 after one scalar exposure fit on the neutral patches), \
             repeatability (mean and 90th percentile over patches), variance reduction against the \

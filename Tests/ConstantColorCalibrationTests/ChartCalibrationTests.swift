@@ -254,10 +254,20 @@ struct ChartCalibrationTests {
         // A second patch whose square shares pixels with the first (one surface sampled twice) is
         // refused; one that only touches it (squares of side 8, centres 8 apart) is read.
         refused([patch, changed("name", .string("grey twin"))], mentioning: "patches[1].center")
-        refused([patch, changed("name", .string("grey shifted"), ["center": .array([.number(17.9), .number(13)])])],
+        // (patch: centre (10, 10), half size 4: pixel columns and rows 6…13.) Columns 13…20, rows 9…16:
+        // one column shared.
+        refused([patch, changed("name", .string("grey shifted"), ["center": .array([.number(17), .number(13)])])],
                 mentioning: "overlaps patches[0], 'grey'")
         #expect(try ChartDescription(json: .object(["illuminant": .string("D65"), "patches": .array([
             patch, changed("name", .string("grey beside"), ["center": .array([.number(18), .number(10)])])])]), file: "c.json").patches.count == 2)
+        // A grid of six across 100 pixels: centres 16.67 apart, squares of that side; in floating
+        // point the centres' distance falls just under the half sizes' sum, but the pixels sampled
+        // (columns 0…16 and 17…33) do not meet.
+        let sixth = 100.0 / 6
+        #expect(try ChartDescription(json: .object(["illuminant": .string("D65"), "patches": .array([
+            changed("center", .array([.number(sixth / 2), .number(10)]), ["halfSize": .number(sixth / 2)]),
+            changed("name", .string("grey 2"), ["center": .array([.number(1.5 * sixth), .number(10)]), "halfSize": .number(sixth / 2)])])]),
+                                     file: "c.json").patches.count == 2)
         // A square of side 0.2 that does hold a pixel centre (10.5) is read.
         #expect(try ChartDescription(json: .object(["illuminant": .string("D65"),
                                                     "patches": .array([changed("center", .array([.number(10.5), .number(10.5)]),

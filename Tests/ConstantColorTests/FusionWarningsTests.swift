@@ -37,7 +37,7 @@ import Testing
                                           noFlashLight: !fired)
         }
         let line = FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3))
-        #expect(line?.hasPrefix("warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about 33 % of the flash frame's, is subtracted at the ratio the tags give (±4 %") == true,
+        #expect(line?.hasPrefix("warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about 33 % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give (±4 %") == true,
                 "\(line ?? "nil")")
         #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(40)) == nil)  // 2.5 %: a 10 lux pair
         #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3, fired: false)) == nil)

@@ -15,7 +15,9 @@ struct JSONSyntaxTests {
     func valid() throws {
         let texts = [
             #"{"a": "\u0061b", "b": [1, -0.5e+3, 0, 0.25, 1E2, true, false, null, {}, []], "c": "\ud83d\ude00 \" \\ \/ \b\f\n\r\t", "d": {"a": 1}}"#,
-            "\u{FEFF}{\"bom\": 1}", "  [ ]  ", "\"text\"", "-0", "null", "{\"é\": \"ü\", \"e\u{301}\": 2}",
+            "\u{FEFF}{\"bom\": 1}", "  [ ]  ", "\"text\"", "-0", "-0.0e-0", "null", "{\"é\": \"ü\", \"e\": 2}",
+            // A U+FEFF inside a key is a character of it (it was dropped, and the key read as "a").
+            "{\"\u{FEFF}a\": 1, \"a\": 2}",
         ]
         for text in texts {
             #expect(Self.problem(text) == nil, "\(text): \(Self.problem(text) ?? "")")
@@ -47,6 +49,12 @@ struct JSONSyntaxTests {
                 == "line 3, column 3: the key \"blackLevel\" appears twice in one object (first at line 2, column 3): JSON readers disagree on which one counts")
         #expect(Self.problem(#"{"noise": {"gain": 1, "gain": 2}}"#)?.contains("the key \"gain\" appears twice") == true)
         #expect(Self.problem(#"{"a": 1, "\u0061": 2}"#)?.contains("the key \"a\" appears twice") == true)
+        // Canonically equivalent keys are one to this reader's dictionaries, which would keep one
+        // value and lose the other without a word: refused as well.
+        #expect(Self.problem("{\"é\": 1, \"e\u{301}\": 2}")?.contains("appears twice") == true)
+        #expect(Self.problem("{\"K\": 1, \"\u{212A}\": 2}")?.contains("appears twice") == true)
+        // A key shown in a message stays on one line.
+        #expect(Self.problem(#"{"a\nb": 1, "a\nb": 2}"#)?.contains(#"the key "a\nb" appears twice"#) == true)
         // Through the profile reader: the file is named, and nothing is decoded.
         #expect(throws: JSONFileError.malformed(file: "cam.json", detail: "line 1, column 22: the key \"blackLevel\" appears twice in one object (first at line 1, column 2): JSON readers disagree on which one counts")) {
             try JSONValue.parse(Data(#"{"blackLevel": 1024, "blackLevel": -5}"#.utf8), file: "cam.json")
@@ -79,8 +87,20 @@ struct JSONSyntaxTests {
         for (text, expected) in cases {
             #expect(Self.problem(text) == expected, "\(text)")
         }
-        // Bytes that are not UTF-8 inside a string; nesting beyond the limit (not a stack overflow).
+        // Bytes that are not UTF-8 inside a string, named where the bad byte is; nesting beyond the
+        // limit (not a stack overflow).
         #expect(JSONSyntax.firstProblem(in: Data([0x22, 0xC3, 0x28, 0x22])) == "line 1, column 2: the string is not UTF-8 text")
+        #expect(JSONSyntax.firstProblem(in: Data([0x22] + Array("abcd".utf8) + [0xC3, 0x28, 0x22])) == "line 1, column 6: the string is not UTF-8 text")
+        // Columns count from after a byte-order mark.
+        #expect(Self.problem("\u{FEFF}{\"a\": }") == "line 1, column 7: a value was expected, found '}'")
+        // A lone surrogate names no character; a backslash before a non-ASCII byte is named as such.
+        #expect(Self.problem(#"{"\uD800": 1}"#) == #"line 1, column 3: \uD800 is half of a surrogate pair without its other half: it names no character"#)
+        #expect(JSONSyntax.firstProblem(in: Data(#"{"a": "\"#.utf8) + Data([0xC3, 0xA9, 0x22, 0x7D]))
+                == "line 1, column 8: a backslash before byte 0xC3 is not a JSON escape")
+        // UTF-16 text is said as such (Foundation's decoder read it; RFC 8259 has JSON in UTF-8).
+        let utf16 = Data([0xFF, 0xFE]) + "{\"a\": 1}".data(using: .utf16LittleEndian)!
+        #expect(JSONSyntax.firstProblem(in: utf16) == "the file is UTF-16 or UTF-32 text; JSON files are UTF-8 (RFC 8259 §8.1): save it as UTF-8")
+        #expect(JSONSyntax.firstProblem(in: "{\"a\": 1}".data(using: .utf16BigEndian)!)?.hasPrefix("the file is UTF-16") == true)
         let deep = String(repeating: "[", count: JSONSyntax.maximumDepth + 1) + String(repeating: "]", count: JSONSyntax.maximumDepth + 1)
         #expect(Self.problem(deep)?.contains("nested deeper than \(JSONSyntax.maximumDepth) levels") == true)
         let limit = String(repeating: "[", count: JSONSyntax.maximumDepth) + String(repeating: "]", count: JSONSyntax.maximumDepth)

@@ -46,11 +46,16 @@ package enum FusionWarnings {
         // it lacks say the same (`IlluminationEdgeRatio.vanishedEdges`), that line alone is said.
         let flashFrameDarker = result.report.flashLight?.holdsLessAmbientThanTags ?? false
         let vanished = result.ambientRatio.edgeRatioBeyondRangeFromVanishedEdges
-        // Where the ambient light is under `beyondRangeAmbientShare` of the flash frame, the edges'
-        // bends are the flash's fall-off residue more than the ambient light's (a 50 000 lux flash at
-        // 200 lux, tags right: 3.72× EXIF's "measured", the colours and confidence right): not said.
-        let negligibleAmbient = (result.report.flashLight?.ambientScale[1]).map { $0 > 1 / beyondRangeAmbientShare } ?? false
-        if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker), !negligibleAmbient {
+        // Where the ambient light is under `beyondRangeAmbientShare` of the flash frame even at the
+        // edges' own ratio (`far` over the flash frame's scale of the ambient frame at the tags'), the
+        // edges' bends are the flash's fall-off residue more than the ambient light's (a 50 000 lux
+        // flash at 200 lux, tags right: 3.72× EXIF's "measured", 1.4 % of the flash frame at that
+        // ratio, the colours and confidence right): not said. A tag 100× off keeps its line: the
+        // share at the edges' ratio is then most of the frame.
+        let edgesShare = result.ambientRatio.edgeRatioBeyondRange.flatMap { far in
+            (result.report.flashLight?.ambientScale[1]).map { far / max($0, 1e-12) } }
+        if let far = result.ambientRatio.edgeRatioBeyondRange, !(vanished && flashFrameDarker),
+           (edgesShare ?? 1) >= beyondRangeAmbientShare {
             lines.append("warning: \(result.ambientRatio.edgeSampleCountBeyondRange) ambient shadow edges put the ambient-to-flash exposure ratio at \(String(format: "%.2f", far))× EXIF's, beyond the ±\(Int((AmbientRatioEstimate.searchedRelativeRange * 100).rounded())) % the estimate searches: \(vanished ? "the flash frame holds the ambient frame's shadows far weaker (its light dimmed between the frames?), or " : "")the frames' exposure tags are far off (tags of other captures?); the ratio stays EXIF's with that error counted, so the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)")
         }
         // `--exposure-ratio metadata`: EXIF's ratio kept as asked, where the images contradict it.
@@ -92,7 +97,9 @@ package enum FusionWarnings {
                 : "the ambient light changed colour between the frames (a lamp switched on or off?), or they were developed unlike each other"
             lines.append("warning: only \(String(format: "%.0f", 100 * agreeing)) % of the ambient shadow edges vanish from the flash frame at one exposure ratio in every channel (70–99 % on the test sets' pairs, whose frames hold the same ambient light; under \(String(format: "%.0f", 100 * AmbientRatioEstimate.ambientColourChangeAgreement)) %, with the channels' ratios apart, is taken for a change): \(cause); no one ratio takes it out of the flash frame, and the confidence counts the ratio off by \(percent) % (red, green, blue) wherever the ambient light matters")
         }
-        if let line = uncheckedRatioLine(result.ambientRatio, flashLight: result.report.flashLight) { lines.append(line) }
+        // (Where the output is the flash frame's rendering, nothing was subtracted: other lines say why.)
+        if result.report.rendering.exposureSource == .darkRoom,
+           let line = uncheckedRatioLine(result.ambientRatio, flashLight: result.report.flashLight) { lines.append(line) }
         if let noise = result.ambientRatio.noiseConsistency, noise.disagrees {
             let consequence = result.ambientRatio.source == .metadata
                 ? "no shadow edge measured the exposure ratio, so EXIF's is counted as uncertain by that factor and the confidence is low wherever the ambient light matters (--flash-exposure / --ambient-exposure set the true exposures)"
@@ -161,9 +168,10 @@ package enum FusionWarnings {
         "warning: the registered frames leave \(residual.isFinite ? String(format: "%.0f %%", 100 * residual) : "all") of the flash frame's structure unexplained (registration residual \(residual.isFinite ? String(format: "%.2f", residual) : "not measurable"); well-matched pairs stay below \(mismatchedFramesResidual)): is the ambient frame of the same scene, or rotated or mirrored? A nearly uniform surface (a grey card, a page) with an ambient shadow on it gives this too: its only structure is the flash's fall-off in one frame and the shadow in the other. The confidence counts the mismatch only where it leaves edges"
     }
 
-    /// The least share of the flash frame's light that is ambient (its median block's, at EXIF's
-    /// ratio) for which the edges' reading of a ratio beyond the searched range is said: 1 %.
-    static let beyondRangeAmbientShare = 0.01
+    /// The least share of the flash frame's light that is ambient (its median block's, at the ratio
+    /// the edges read) for which the edges' reading of a ratio beyond the searched range is said:
+    /// 2 % (below it a tag that far off moves the dark-room image by under 2 % of itself).
+    static let beyondRangeAmbientShare = 0.02
 
     /// The least share of the flash frame's light that is ambient (its median block's, at EXIF's
     /// ratio) for which `uncheckedRatioLine` speaks: there a tag 20 % off moves the dark-room image
@@ -182,7 +190,7 @@ package enum FusionWarnings {
               let light = flashLight, !light.noFlashLight, light.ambientScale[1] > 0 else { return nil }
         let share = 1 / light.ambientScale[1]
         guard share >= uncheckedRatioAmbientShare else { return nil }
-        return "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the tags give (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts). A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; a cast shadow of the ambient light in the frame lets the pair check its tags"
+        return "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts). A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; a cast shadow of the ambient light in the frame lets the pair check its tags"
     }
 
     /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the

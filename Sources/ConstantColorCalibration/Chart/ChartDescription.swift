@@ -98,10 +98,14 @@ public struct ChartDescription: Sendable, Equatable {
                                                  expected: "[L, a, b] with a and b within ±\(Int(Self.largestAB)) (the colours of objects)")
             }
             // Two squares that share pixels sample one surface twice (or each other's edge): a
-            // patch pasted twice under a new name was fitted as a 25th colour.
+            // patch pasted twice under a new name was fitted as a 25th colour. Compared as the
+            // pixels sampled (`PatchSquare`: centres in the half-open square), so squares that
+            // only touch (a grid's patches side by side) share none.
             let centre = SIMD2(c[0], c[1])
+            let square = PatchSquare(center: centre, halfSize: h)
             if let other = patches.firstIndex(where: { q in
-                abs(q.center.x - centre.x) < q.halfSize + h && abs(q.center.y - centre.y) < q.halfSize + h }) {
+                let s = PatchSquare(center: q.center, halfSize: q.halfSize)
+                return s.columns.overlaps(square.columns) && s.rows.overlaps(square.rows) }) {
                 throw JSONFileError.invalidValue(file: file, key: p.prefix + "center",
                                                  expected: "a square that does not overlap another patch's (it overlaps patches[\(other)], '\(patches[other].name)')")
             }

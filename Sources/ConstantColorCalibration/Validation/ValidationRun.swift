@@ -87,7 +87,7 @@ public enum ValidationRun {
             // not a condition; one with a frame and not all three files, or a truth.json with neither
             // frame nor a dark-room capture, is a condition that lost files, and skipping it would
             // change the set's figures silently.
-            let lostFrames = present == ["truth.json"] && !entries.contains("darkroom.tif")
+            let lostFrames = present == ["truth.json"] && !entries.contains { $0.lowercased().hasPrefix("darkroom.tif") }
             if present.count == required.count {
                 folders.append(folder)
             } else if present.contains("flash.tif") || present.contains("ambient.tif") || lostFrames

@@ -190,7 +190,8 @@ public enum TIFFReader {
             let entry = TIFFRawDirectory.numericTag(UInt16(tag), of: tif, path: path)
             // A rational with a zero denominator has no value (libtiff reads 1/0 as 0): absent, and said.
             if let entry, entry.value == nil {
-                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)")
+                let note = "\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)"
+                if !entryNotes.contains(note) { entryNotes.append(note) }  // (a tag read twice is said once)
                 return nil
             }
             var value = 0.0
@@ -201,9 +202,9 @@ public enum TIFFReader {
                 // wherever it is stored, and its type is said.
                 guard let entry, let v = entry.value else { return nil }
                 recovered.insert(known.name)
-                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.typeName)"
-                                  + (known.type.isEmpty ? "" : " (EXIF 2.3 gives it \(known.type))") + ": its value "
-                                  + String(format: "%.6g", v) + " is used")
+                let note = "\(known.name) in \(directory) is stored as \(entry.typeName)"
+                    + (known.type.isEmpty ? "" : " (EXIF 2.3 gives it \(known.type))") + ": its value " + String(format: "%.6g", v) + " is used"
+                if !entryNotes.contains(note) { entryNotes.append(note) }
                 return v
             }
             // A camera's RATIONAL (1/79 s, 18/10) as the exact quotient its entry stores, not
