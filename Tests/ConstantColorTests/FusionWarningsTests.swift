@@ -39,6 +39,18 @@ import Testing
         let line = FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3))
         #expect(line?.hasPrefix("warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about 33 % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give (±4 %") == true,
                 "\(line ?? "nil")")
+        #expect(line?.contains("too few surfaces were large and even enough for their colours to check it. A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it") == true)
+        // The surfaces' colours agree with the tags, or contradict them (`SurfaceColourRatio`).
+        var agreed = unchecked
+        agreed.surfaceColourRatio = SurfaceColourRatio(ratio: 1.012, standardError: 0.007, groupCount: 65, cellCount: 14_000)
+        let agreeing = FusionWarnings.uncheckedRatioLine(agreed, flashLight: light(3))
+        #expect(agreeing?.contains("give (±4 %, which the confidence counts), and the surfaces' colours agree with them: 1.01× the tags' (±0.7 %, from 65 surfaces). They tell a wrong tag only where the ambient light's colour is not the flash's") == true,
+                "\(agreeing ?? "nil")")
+        let contradicted = agreed.checked(bySurfaceColours: SurfaceColourRatio(ratio: 1.32, standardError: 0.008, groupCount: 65, cellCount: 14_000),
+                                          metadataUncertainty: 0.04)
+        let contradicting = FusionWarnings.uncheckedRatioLine(contradicted, flashLight: light(3))
+        #expect(contradicting?.contains("give, but the surfaces' colours put it at 1.32× the tags' (±0.6 %, from 65 surfaces): is a tag not its capture's (another shutter time or ISO)? The ratio subtracted stays the tags', and the confidence counts the difference (±32 %)") == true,
+                "\(contradicting ?? "nil")")
         #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(40)) == nil)  // 2.5 %: a 10 lux pair
         #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: light(3, fired: false)) == nil)
         #expect(FusionWarnings.uncheckedRatioLine(unchecked, flashLight: nil) == nil)

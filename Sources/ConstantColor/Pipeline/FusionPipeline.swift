@@ -247,6 +247,12 @@ public enum FusionPipeline {
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty),
                                             checkedAgainst: measuredRatio)
         ratio = ratio.counting(noiseConsistency)
+        // Where no shadow edge measured the ratio, the surfaces' colours check the tags.
+        if ratio.edgeRatio == nil, ratio.edgeRatioBeyondRange == nil {
+            let reading = SurfaceColourRatio.measure(reduced, lineRatios: ratio.lineRatios, readout: ratio.readoutAxis,
+                                                     channelScale: ratio.channelScale, shading: flashProfile.shading)
+            ratio = ratio.checked(bySurfaceColours: reading, metadataUncertainty: Double(options.exposureRatioUncertainty))
+        }
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
             D.subtractAmbient(lineRatios: ratio.lineRatios, readout: ratio.readoutAxis, channelScale: SIMD3<Float>(ratio.channelScale),
                               flash: F)

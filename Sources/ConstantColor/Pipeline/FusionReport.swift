@@ -300,6 +300,14 @@ public struct FusionReport: Sendable, Codable {
         /// banding found and left in (`AmbientRatioEstimate.metadataContradiction`,
         /// `uncompensatedBanding`); absent otherwise.
         public var metadataContradiction: Double?, uncompensatedBanding: [RowBanding]?
+        /// Where no shadow edge measured the ratio: r₀ as the surfaces' colours read it (× EXIF's),
+        /// its relative standard error and the surfaces it rests on (`SurfaceColourRatio`; absent
+        /// where edges measured it or too few surfaces qualify), and that r₀ again where it
+        /// contradicts the ratio subtracted, whose `relativeUncertainty` then counts the difference
+        /// (`AmbientRatioEstimate.surfaceColourContradiction`; absent otherwise).
+        public var surfaceColourRatio: Double?, surfaceColourRelativeUncertainty: Double?, surfaceColourGroupCount: Int?
+        /// (See `surfaceColourRatio`.)
+        public var surfaceColourContradiction: Double?
 
         /// Summarizes an estimate.
         public init(_ r: AmbientRatioEstimate) {
@@ -328,6 +336,10 @@ public struct FusionReport: Sendable, Codable {
             edgeLineOrientationSeparation = r.edgeLineOrientationSeparation; edgeAcrossLinesRefused = r.edgeAcrossLinesRefused
             edgeSampleCountAlongLines = r.edgeSampleCountAlongLines; edgeSampleCountAcrossLines = r.edgeSampleCountAcrossLines
             uncheckedAcrossLinesRelativeUncertainty = r.uncheckedAcrossLinesVariance.map { $0.squareRoot() }
+            surfaceColourRatio = r.surfaceColourRatio.map { $0.ratio * r.baseRatio }
+            surfaceColourRelativeUncertainty = r.surfaceColourRatio.map { $0.standardError / $0.ratio }
+            surfaceColourGroupCount = r.surfaceColourRatio?.groupCount
+            surfaceColourContradiction = r.surfaceColourContradiction
             metadataContradiction = r.metadataContradiction
             uncompensatedBanding = r.uncompensatedBanding.isEmpty ? nil : r.uncompensatedBanding
         }

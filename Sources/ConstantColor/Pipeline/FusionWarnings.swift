@@ -181,16 +181,27 @@ package enum FusionWarnings {
     /// The line for a ratio no shadow edge could check (`AmbientRatioEstimate.source` `.metadata`
     /// with no edge measured), where the ambient light is at least `uncheckedRatioAmbientShare` of
     /// the flash frame; nil otherwise (and where no flash light was measured: that line says more).
-    /// The confidence counts EXIF's stated uncertainty (a few per cent); a tag that is not its
-    /// capture's leaves ambient light in the dark-room image, which reads as more flash signal and
-    /// raises the confidence: a scene without a cast shadow, the flash frame's shutter time 1.3×
-    /// its tag, fused `constantColor` at 0.88 with colours 3.7 ΔE00 off, and nothing said.
+    /// It says what the surfaces' colours read (`SurfaceColourRatio`): where they contradict the
+    /// tags, by how much, and that the confidence counts it; where they agree, that they tell a wrong
+    /// tag only where the ambient light's colour is not the flash's; where too few surfaces qualify,
+    /// that nothing checked the tags (a scene without a cast shadow, the flash frame's shutter time
+    /// 1.3× its tag, fused `constantColor` at 0.88 with colours 3.7 ΔE00 off, and nothing said,
+    /// before either check).
     static func uncheckedRatioLine(_ ratio: AmbientRatioEstimate, flashLight: FusionReport.FlashLightReport?) -> String? {
         guard ratio.source == .metadata, ratio.edgeRatio == nil, ratio.edgeRatioBeyondRange == nil,
               let light = flashLight, !light.noFlashLight, light.ambientScale[1] > 0 else { return nil }
         let share = 1 / light.ambientScale[1]
         guard share >= uncheckedRatioAmbientShare else { return nil }
-        return "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts). A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; a cast shadow of the ambient light in the frame lets the pair check its tags"
+        let head = "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give"
+        let shadow = "a cast shadow of the ambient light in the frame lets the pair measure the ratio"
+        guard let reading = ratio.surfaceColourRatio else {
+            return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and too few surfaces were large and even enough for their colours to check it. A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; " + shadow
+        }
+        let read = "\(String(format: "%.2f", reading.ratio * ratio.baseRatio))× the tags' (±\(String(format: "%.1f", 100 * reading.standardError / reading.ratio)) %, from \(reading.groupCount) surfaces)"
+        if ratio.surfaceColourContradiction != nil {
+            return head + ", but the surfaces' colours put it at \(read): is a tag not its capture's (another shutter time or ISO)? The ratio subtracted stays the tags', and the confidence counts the difference (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %), so it falls wherever the ambient light moves the colour (a flash whose colour changes across the frame, with no shading map in its profile, can read so too); " + shadow
+        }
+        return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and the surfaces' colours agree with them: \(read). They tell a wrong tag only where the ambient light's colour is not the flash's; " + shadow
     }
 
     /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the

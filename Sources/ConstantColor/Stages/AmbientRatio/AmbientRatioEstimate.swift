@@ -181,6 +181,36 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         return counted
     }
 
+    /// The exposure ratio as the surfaces' colours read it (`SurfaceColourRatio`), relative to the
+    /// lines' `r(y)`; measured only where no shadow edge measured the ratio (nil otherwise, or where
+    /// too few surfaces qualify).
+    public var surfaceColourRatio: SurfaceColourRatio? = nil
+    /// Where that reading contradicts the ratio subtracted — further from it than three standard
+    /// errors of the two together (the reading's and the tags' `metadataUncertainty`) — the ratio it
+    /// reads (× EXIF's); nil otherwise. `relativeUncertainty` is then at least the difference.
+    public var surfaceColourContradiction: Double? = nil
+
+    /// This estimate checked by the surfaces' colours (`reading`, `SurfaceColourRatio`) where no shadow
+    /// edge measured the ratio (none within the searched range or beyond it): where the reading puts
+    /// the ratio further from the lines' than three standard errors of the two together allow, the
+    /// difference is the ratio's relative uncertainty, so that the confidence falls wherever the
+    /// ambient light moves the colour (`surfaceColourContradiction`). The ratio subtracted is not
+    /// changed: the reading is a check of the tags, and a scene can fool it (a flash whose colour
+    /// changes across the frame with no shading map to correct it read 1.14 with the tags right).
+    /// Where the edges measured the ratio, the reading is not taken.
+    public func checked(bySurfaceColours reading: SurfaceColourRatio?, metadataUncertainty: Double) -> AmbientRatioEstimate {
+        guard edgeRatio == nil, edgeRatioBeyondRange == nil, let reading else { return self }
+        var checked = self
+        checked.surfaceColourRatio = reading
+        let difference = reading.ratio - 1
+        let tolerance = 3 * (reading.standardError * reading.standardError + metadataUncertainty * metadataUncertainty).squareRoot()
+        if abs(difference) > tolerance {
+            checked.surfaceColourContradiction = reading.ratio * baseRatio
+            checked.relativeUncertainty = max(relativeUncertainty, abs(difference))
+        }
+        return checked
+    }
+
     /// Mean of `r` over the lines.
     public var meanRatio: Double {
         lineRatios.isEmpty ? baseRatio : lineRatios.reduce(0) { $0 + Double($1) } / Double(lineRatios.count)

@@ -1,0 +1,219 @@
+import Foundation
+
+/// Stage 4a's reading of the exposure ratio where no shadow edge is there to read it: from the
+/// colours of the surfaces (issue 7, item 1: "the flash contribution has the flash's known colour
+/// and varies across the frame with fall-off and distance, the ambient does not share that
+/// structure").
+///
+/// Within one surface the flash-only image has one colour: `D*_i = k_i·S` at each cell i, `k_i` the
+/// flash's irradiance there and `S` the surface's colour under the flash (the flash/no-flash model of
+/// Petschnigg 2004 and Hui 2016: each light adds its own reflected colour). The ambient frame is
+/// `A_i = m_i·a`. A flash frame that holds ρ times the ambient light its lines are taken to hold
+/// (`r(y)`, EXIF's ratio with any banding) gives `F_i − ρ′·r_i·A_i = k_i·S + (ρ − ρ′)·r_i·A_i`: the
+/// vectors are parallel (one colour) only at ρ′ = ρ, wherever the flash's fall-off and the ambient
+/// light's gradient part across the surface (`k/m` varies). Where the two lights give a surface
+/// one colour (`S ∥ a`) every ρ′ fits alike and the surface says nothing; there a wrong ratio moves
+/// the lightness, not the colour, and the confidence's chroma metric is not misled either.
+///
+/// The measurement (on stage 4a's reduced pair, halved once more: cells of ~1/100 of the frame's
+/// short side):
+/// - cells are grouped by the ambient frame's chromaticity (log R/G and log B/G in bins of
+///   `chromaticityBin`), one surface each, keeping only cells whose ambient colour is measured well
+///   within a bin (`maximumAmbientNoise`) and groups of at least `minimumCells`;
+/// - cells on a border between surfaces are left out (`Cells.isInterior`);
+/// - for each candidate ρ′ each group's vectors `v_i = F_i − ρ′·r_i·A_i` are fitted by one direction
+///   through the origin; the misfit is the sum of the two smaller eigenvalues of `Σ v_i v_iᵀ`;
+/// - each group's ρ is the minimum of its profile likelihood `2n·log misfit(ρ′)` (a Gaussian misfit
+///   of unknown scale: a textured surface's curve is shallower), its standard error from the curve's
+///   curvature there;
+/// - the surfaces' readings are combined by their random-effects mean (`randomEffectsMean`): each
+///   surface may be off by a bias of its own, and their scatter beyond their errors counts in the
+///   standard error.
+/// The colour shading of a flash profile's map (`FlashShading`) is divided out of every cell first:
+/// a flash bluer in the middle would otherwise part one surface's colours radially, as a wrong ratio
+/// with a radial fall-off does.
+public struct SurfaceColourRatio: Sendable, Equatable {
+    /// ρ: the flash frame's ambient exposure over what its lines were taken to hold (1 = right).
+    public var ratio: Double
+    /// Its standard error (`randomEffectsMean`).
+    public var standardError: Double
+    /// Surfaces (chromaticity groups) and cells the reading rests on.
+    public var groupCount: Int, cellCount: Int
+    /// The spread of the surfaces' own readings beyond their errors (τ of `randomEffectsMean`), relative.
+    public var surfaceSpread: Double = 0
+
+    /// Width of a chromaticity bin, in natural log units of R/G and B/G: 0.02 (2 % in a ratio).
+    static let chromaticityBin = 0.02
+    /// Largest relative noise standard deviation of a cell's ambient channels for the cell to be
+    /// grouped: one bin, so that noise moves a cell at most into a neighbouring bin.
+    static let maximumAmbientNoise = 0.02
+    /// Fewest cells a group needs.
+    static let minimumCells = 30
+    /// Fewest surfaces a reading needs (their scatter needs several).
+    static let minimumGroups = 5
+    /// The searched range of log₂ ρ′ (a quarter to four times the lines' ratio) and the coarse grid's step.
+    static let searchedLog2Range = -2.0...2.0, coarseStep = 0.02
+
+    /// The reading on `reduced` (flash frame and registered ambient frame), whose ambient light was
+    /// taken at `lineRatios` along `readout` times `channelScale`; nil where fewer than
+    /// `minimumGroups` surfaces qualify (a surface whose minimum lies at the searched range's end,
+    /// or whose curve is flat, does not).
+    /// `shading` is the flash profile's map, if any.
+    static func measure(_ reduced: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis,
+                        channelScale: SIMD3<Double>, shading: FlashShading?) -> SurfaceColourRatio? {
+        let pair = reduced.halved()
+        let cells = Cells(pair, lineRatios: lineRatios, readout: readout, channelScale: channelScale, shading: shading)
+        let groups = cells.groups()
+        guard groups.count >= minimumGroups else { return nil }
+        // Each surface's own reading, then their random-effects mean.
+        let coarse = Array(stride(from: searchedLog2Range.lowerBound, through: searchedLog2Range.upperBound + 1e-9, by: coarseStep))
+        let readings = groups.compactMap { cells.reading($0, grid: coarse) }
+        guard readings.count >= minimumGroups else { return nil }
+        let (centre, error, spread) = randomEffectsMean(readings)
+        let ratio = exp2(centre)
+        // log₂ → relative: dρ/ρ = ln 2 · d log₂ ρ.
+        return SurfaceColourRatio(ratio: ratio, standardError: ratio * log(2) * error, groupCount: readings.count,
+                                  cellCount: groups.reduce(0) { $0 + $1.count }, surfaceSpread: ratio * log(2) * spread)
+    }
+
+    /// The random-effects mean of measurements that each have their own error and may each be off
+    /// by a bias of their own (DerSimonian & Laird 1986, "Meta-analysis in clinical trials"): the
+    /// between-measurement variance τ² from Cochran's Q, then the mean weighted by 1/(σᵢ² + τ²), its
+    /// standard error 1/√Σw, and τ. Surfaces are such measurements: texture, blur at their borders and
+    /// light that is not one colour across them move each one's reading its own way, which its
+    /// curvature does not know.
+    static func randomEffectsMean(_ samples: [(value: Double, sigma: Double)]) -> (mean: Double, standardError: Double, spread: Double) {
+        let w = samples.map { 1 / ($0.sigma * $0.sigma) }
+        let sw = w.reduce(0, +), sw2 = w.reduce(0) { $0 + $1 * $1 }
+        let fixed = zip(w, samples).reduce(0) { $0 + $1.0 * $1.1.value } / sw
+        let q = zip(w, samples).reduce(0) { $0 + $1.0 * ($1.1.value - fixed) * ($1.1.value - fixed) }
+        let tau2 = max(0, (q - Double(samples.count - 1)) / (sw - sw2 / sw))
+        let v = samples.map { 1 / ($0.sigma * $0.sigma + tau2) }
+        let sv = v.reduce(0, +)
+        let mean = zip(v, samples).reduce(0) { $0 + $1.0 * $1.1.value } / sv
+        return (mean, 1 / sv.squareRoot(), tau2.squareRoot())
+    }
+
+    /// Index of the smallest finite value (nil: none).
+    static func argmin(_ values: [Double]) -> Int? {
+        var best: Int? = nil
+        for i in values.indices where values[i].isFinite && (best == nil || values[i] < values[best!]) { best = i }
+        return best
+    }
+
+    /// The cells of the halved pair: per cell the flash frame and the ambient light taken
+    /// (`r_i·k_c·A_i`), both with the flash's colour shading divided out, and the chromaticity bin
+    /// of those that can be grouped.
+    struct Cells {
+        /// Per cell: F and the ambient light taken (red, green, blue).
+        var flash: [SIMD3<Double>] = [], ambient: [SIMD3<Double>] = []
+        /// Chromaticity bin of each cell's ambient light (nil: not grouped).
+        var bin: [SIMD2<Int32>?] = []
+
+        init(_ pair: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis, channelScale: SIMD3<Double>, shading: FlashShading?) {
+            let correction = shading.map { FlashShadingCorrection($0) }
+            width = pair.width; height = pair.height
+            for y in 0..<pair.height {
+                for x in 0..<pair.width {
+                    let j = y * pair.width + x
+                    let cx = Double(pair.origin + x * pair.block) + Double(pair.block) / 2
+                    let cy = Double(pair.origin + y * pair.block) + Double(pair.block) / 2
+                    let line = readout == .rows ? Int(cy) : Int(cx)
+                    let r = lineRatios.isEmpty ? 1 : Double(lineRatios[min(lineRatios.count - 1, max(0, line))])
+                    let gain = correction?.gain(atRelativeX: cx / Double(pair.fullWidth), y: cy / Double(pair.fullHeight))
+                        ?? SIMD3(1, 1, 1)
+                    let f = SIMD3(pair.flashChannels[0][j], pair.flashChannels[1][j], pair.flashChannels[2][j])
+                    let a = SIMD3(pair.ambientChannels[0][j], pair.ambientChannels[1][j], pair.ambientChannels[2][j])
+                    let va = SIMD3(pair.ambientChannelVariance[0][j], pair.ambientChannelVariance[1][j], pair.ambientChannelVariance[2][j])
+                    let taken = r * channelScale * a
+                    flash.append(gain * f); ambient.append(gain * taken)
+                    // Grouped where valid (no clipping, an ambient sample), every channel positive, and
+                    // the ambient channels measured within a bin.
+                    let relativeNoise = (va / (a * a)).max().squareRoot()
+                    if pair.valid[j], a.min() > 0, f.min() > 0, relativeNoise.isFinite, relativeNoise <= SurfaceColourRatio.maximumAmbientNoise {
+                        let binWidth = SurfaceColourRatio.chromaticityBin
+                        bin.append(SIMD2(Int32((log(a.x / a.y) / binWidth).rounded(.down)), Int32((log(a.z / a.y) / binWidth).rounded(.down))))
+                    } else {
+                        bin.append(nil)
+                    }
+                }
+            }
+        }
+
+        /// The pair's width and height in cells.
+        var width = 0, height = 0
+
+        /// Whether cell j lies inside its surface: its four neighbours are binned, in its bin or the
+        /// next (a cell on a border between surfaces mixes their colours, and the ambient frame's
+        /// blur — hand shake, resampling — mixes them unlike the flash frame's: a probe's 15 px
+        /// shakes read 0.93–0.96 for 1 with them).
+        func isInterior(_ j: Int) -> Bool {
+            guard let b = bin[j] else { return false }
+            let x = j % width, y = j / width
+            guard x > 0, y > 0, x < width - 1, y < height - 1 else { return false }
+            for k in [j - 1, j + 1, j - width, j + width] {
+                guard let n = bin[k], abs(n.x - b.x) <= 1, abs(n.y - b.y) <= 1 else { return false }
+            }
+            return true
+        }
+
+        /// The interior cells (`isInterior`) of each chromaticity bin holding at least `minimumCells`, in a fixed order.
+        func groups() -> [[Int]] {
+            var byBin: [SIMD2<Int32>: [Int]] = [:]
+            for (j, b) in bin.enumerated() { if let b, isInterior(j) { byBin[b, default: []].append(j) } }
+            return byBin.filter { $0.value.count >= SurfaceColourRatio.minimumCells }
+                .sorted { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }.map(\.value)
+        }
+
+        /// A group's log₂ ρ and its standard error: the minimum of its −2 log-likelihood on `grid`,
+        /// refined by golden-section search between the grid's neighbours (Kiefer 1953) to 10⁻⁴, and
+        /// the error from the curvature there (the curve rises by 1 at one standard error). Nil where
+        /// the minimum lies at the grid's end (beyond the searched range) or the curve is flat there.
+        func reading(_ group: [Int], grid: [Double]) -> (value: Double, sigma: Double)? {
+            let curve = grid.map { logLikelihood(group, log2Ratio: $0) }
+            guard let i = SurfaceColourRatio.argmin(curve), i > 0, i < grid.count - 1 else { return nil }
+            var lo = grid[i - 1], hi = grid[i + 1]
+            let g = (5.0.squareRoot() - 1) / 2
+            var x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo)
+            var f1 = logLikelihood(group, log2Ratio: x1), f2 = logLikelihood(group, log2Ratio: x2)
+            while hi - lo > 1e-4 {
+                if f1 < f2 { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = logLikelihood(group, log2Ratio: x1) }
+                else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = logLikelihood(group, log2Ratio: x2) }
+            }
+            let l = (lo + hi) / 2, h = 0.01
+            let curvature = (logLikelihood(group, log2Ratio: l + h) - 2 * logLikelihood(group, log2Ratio: l)
+                + logLikelihood(group, log2Ratio: l - h)) / (h * h)
+            guard curvature > 0 else { return nil }
+            return (l, (2 / curvature).squareRoot())
+        }
+
+        /// A group's −2 log-likelihood (up to a constant) at log₂ ρ′: `2n·log misfit(ρ′)`.
+        func logLikelihood(_ group: [Int], log2Ratio l: Double) -> Double {
+            let rho = exp2(l)
+            // Σ v vᵀ: xx, yy, zz, xy, xz, yz.
+            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0
+            for j in group {
+                let v = flash[j] - rho * ambient[j]
+                s0 += v.x * v.x; s1 += v.y * v.y; s2 += v.z * v.z
+                s3 += v.x * v.y; s4 += v.x * v.z; s5 += v.y * v.z
+            }
+            let misfit = (s0 + s1 + s2) - SurfaceColourRatio.largestEigenvalue(s0, s1, s2, s3, s4, s5)
+            return 2 * Double(group.count) * log(max(misfit, 1e-300))
+        }
+    }
+
+    /// The largest eigenvalue of the symmetric 3×3 matrix [[a, d, e], [d, b, f], [e, f, c]]
+    /// (Smith 1961, "Eigenvalues of a symmetric 3 × 3 matrix", Commun. ACM 4(4): the trigonometric
+    /// solution of the characteristic cubic).
+    static func largestEigenvalue(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) -> Double {
+        let p1 = d * d + e * e + f * f
+        let q = (a + b + c) / 3
+        let p2 = (a - q) * (a - q) + (b - q) * (b - q) + (c - q) * (c - q) + 2 * p1
+        guard p2 > 0 else { return q }
+        let p = (p2 / 6).squareRoot()
+        let ba = (a - q) / p, bb = (b - q) / p, bc = (c - q) / p, bd = d / p, be = e / p, bf = f / p
+        let det = ba * (bb * bc - bf * bf) - bd * (bd * bc - bf * be) + be * (bd * bf - bb * be)
+        let r = max(-1, min(1, det / 2))
+        return q + 2 * p * cos(acos(r) / 3)
+    }
+}
