@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ConstantColorSynth"], path: "Tests/TestSupport"),
         .testTarget(name: "ConstantColorTests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "ConstantColorSynth", "TestSupport"]),
         .testTarget(name: "ConstantColorIOTests", dependencies: ["ConstantColor", "ConstantColorIO", "CLCMS2", "CTIFF", "TestSupport"]),
-        .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor"]),
+        .testTarget(name: "ConstantColorSynthTests", dependencies: ["ConstantColorSynth", "ConstantColorIO", "ConstantColor", "ConstantColorCalibration"]),
         .testTarget(name: "ConstantColorCalibrationTests", dependencies: ["ConstantColorCalibration", "ConstantColor", "ConstantColorIO", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ConstantColor", "ConstantColorIO", "ConstantColorCalibration", "CLCMS2", "CTIFF", "TestSupport"]),
     ]

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ConstantColor
+import ConstantColorCalibration
+import ConstantColorIO
 @testable import ConstantColorSynth
 
 /// Stage 4a's check of the exposure tags by the surfaces' colours, where no shadow edge can read
@@ -38,18 +40,38 @@ struct SurfaceColourRatioTests {
     /// inverse-variance mean and its error (τ = 0); readings that scatter beyond them get τ from
     /// Cochran's Q and an error that counts it.
     @Test func randomEffectsMeanOfKnownSamples() {
-        let agreeing = SurfaceColourRatio.randomEffectsMean([(1.0, 0.1), (1.05, 0.1), (0.95, 0.1), (1.0, 0.2)])
+        let agreeing = RandomEffects.mean([(1.0, 0.1), (1.05, 0.1), (0.95, 0.1), (1.0, 0.2)])
         // Q = 100·(0.05² + 0.05²) = 0.5, under its 3 degrees of freedom: τ = 0.
-        #expect(agreeing.spread == 0)
+        #expect(abs(RandomEffects.heterogeneity([(1.0, 0.1), (1.05, 0.1), (0.95, 0.1), (1.0, 0.2)]).q - 0.5) < 1e-12)
+        #expect(agreeing.tau == 0)
         #expect(abs(agreeing.mean - 1.0) < 1e-12)
         #expect(abs(agreeing.standardError - 1 / (3 / 0.01 + 1 / 0.04).squareRoot()) < 1e-12)
         // Two pairs 1 apart, each reading ±0.1: Q = 4·0.25/0.01 = 100, Σw = 400, Σw² = 40 000,
         // τ² = (100 − 3)/(400 − 100) = 0.3233…; mean 0.5, error √((0.01 + τ²)/4).
-        let scattered = SurfaceColourRatio.randomEffectsMean([(0.0, 0.1), (0.0, 0.1), (1.0, 0.1), (1.0, 0.1)])
+        let scattered = RandomEffects.mean([(0.0, 0.1), (0.0, 0.1), (1.0, 0.1), (1.0, 0.1)])
         let tau2 = 97.0 / 300
-        #expect(abs(scattered.spread - tau2.squareRoot()) < 1e-12)
+        #expect(abs(scattered.tau - tau2.squareRoot()) < 1e-12)
         #expect(abs(scattered.mean - 0.5) < 1e-12)
         #expect(abs(scattered.standardError - ((0.01 + tau2) / 4).squareRoot()) < 1e-12)
+    }
+
+    /// The contradiction's boundary, in log ratio: `|ln ρ| > 3·√((σ/ρ)² + u²)`, on either side of 1;
+    /// beyond it the difference is the ratio's uncertainty and the reading is recorded as the
+    /// contradiction, within it only the reading is recorded.
+    @Test(arguments: [1.0, -1.0])
+    func contradictionBoundary(side: Double) {
+        let tags = AmbientRatioEstimate.metadata(height: 10, uncertainty: 0.04)
+        let relative = 0.03, limit = 3 * (relative * relative + 0.04 * 0.04).squareRoot()   // 0.15
+        for (factor, contradicts) in [(0.99, false), (1.01, true)] {
+            let ratio = exp(side * limit * factor)
+            let checked = tags.checked(bySurfaceColours: SurfaceColourRatio(ratio: ratio, standardError: relative * ratio, groupCount: 9, cellCount: 900),
+                                       metadataUncertainty: 0.04)
+            #expect(checked.surfaceColourRatio?.ratio == ratio)
+            #expect((checked.surfaceColourContradiction != nil) == contradicts, "ρ = \(ratio)")
+            #expect(checked.relativeUncertainty == (contradicts ? abs(ratio - 1) : 0.04))
+            #expect(checked.baseRatio == 1 && checked.lineRatios == tags.lineRatios)
+        }
+        #expect(tags.checked(bySurfaceColours: nil, metadataUncertainty: 0.04) == tags)
     }
 
     /// The flash frame's shutter 1.3× and 2× its tag, no shadow: before, the ratio rested on the
@@ -88,6 +110,54 @@ struct SurfaceColourRatioTests {
         #expect(abs(e.relativeUncertainty - Double(Confidence.defaultExposureRatioUncertainty)) < 1e-6)
         #expect(abs(reading.ratio - truth[0]) < 3 * reading.standardError + 0.02)
         #expect(result.report.decision == .constantColor)
+    }
+
+    /// A flash whose colour drifts across the frame (12 % less blue at the edge, as the committed
+    /// flat field's): without a shading map the reading is pulled along (1.14 for 1 on a probe's
+    /// render) and that is counted as a systematic error, so the tags stand; with the map fitted to
+    /// the committed flat-field capture divided out the reading is right to 3 % — and a 1.3× tag is
+    /// still found. (An inverted gain doubles the shading's pull.)
+    @Test("a flash colour shading: no false contradiction without a map; with the map the reading is right", arguments: [1.0, 1.3])
+    func flashColourShading(flashTime: Double) throws {
+        var c = Self.shadowless(cct: 3000, flashTime: flashTime)
+        c.effects.flashColorShading = FlashColorShading(blueLossAtEdge: 0.12)
+        let camera = AmbientRatioTests.camera
+        // The map `calibrate flat-field` fits to the committed flat-field capture (the same shading).
+        let folder = Fixture.root + "/fixtures/real-hard/flat-field/"
+        let capture = try TIFFReader.read(path: folder + "darkroom.tif"), dark = try TIFFReader.read(path: folder + "dark.tif")
+        let fit = try FlatFieldCalibration(capture: capture.image, dark: dark.image, blackLevel: camera.blackLevel,
+                                           whiteLevel: camera.whiteLevel, noise: camera.noise,
+                                           iso: try #require(capture.exposure.settings).isoSpeed, file: "darkroom.tif")
+        let mapped = AmbientRatioTests.flash.adding(shading: fit.shading)
+        let (plain, truth) = try AmbientRatioTests.fuse(c, width: 600, height: 400, seed: 1)
+        let (shaded, _) = try AmbientRatioTests.fuse(c, width: 600, height: 400, seed: 1, flash: mapped)
+        let without = try #require(plain.ambientRatio.surfaceColourRatio), with = try #require(shaded.ambientRatio.surfaceColourRatio)
+        print(String(format: "flash colour shading 0.12, flash shutter %.1f× its tag: without the map %.4f ± %.4f, with it %.4f ± %.4f (truth %.4f)",
+                     flashTime, without.ratio, without.standardError, with.ratio, with.standardError, truth[0]))
+        #expect(abs(with.ratio / truth[0] - 1) < 0.03)
+        #expect(with.standardError < without.standardError)
+        if flashTime == 1 {
+            #expect(plain.ambientRatio.surfaceColourContradiction == nil && shaded.ambientRatio.surfaceColourContradiction == nil)
+        } else {
+            #expect(shaded.ambientRatio.surfaceColourContradiction != nil)
+        }
+    }
+
+    /// A 100 Hz flicker of depth 0.5 through the rolling shutter, no shadow, tags right. With
+    /// `--exposure-ratio metadata` the tags' flat lines leave the banding in the flash frame; read
+    /// against them it gave 0.84 and a contradiction. The reading is taken against the measured
+    /// lines (the banding removed), and nothing is contradicted in either mode.
+    @Test("a flicker without shadow, tags right: no contradiction, estimated or with the tags' ratio", arguments: [true, false])
+    func flickerWithoutShadow(estimate: Bool) throws {
+        var c = Self.shadowless(cct: 3000, flashTime: 1)
+        c.effects.flicker = Flicker(frequencyHz: 100, depth: 0.5, phaseCycles: 0.1)
+        let (result, _) = try AmbientRatioTests.fuse(c, width: 600, height: 400, seed: 1, estimate: estimate)
+        let e = result.ambientRatio
+        let reading = try #require(e.surfaceColourRatio)
+        print(String(format: "100 Hz flicker, no shadow, tags right, %@: surfaces read %.4f ± %.4f, uncertainty %.3f",
+                     estimate ? "estimated" : "metadata", reading.ratio, reading.standardError, e.relativeUncertainty))
+        #expect(e.surfaceColourContradiction == nil)
+        #expect(abs(reading.ratio - 1) < 0.1)
     }
 
     /// Where the shadow edges measured the ratio the surfaces' reading is not taken: the edges are

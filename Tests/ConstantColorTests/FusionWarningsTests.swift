@@ -46,6 +46,9 @@ import Testing
         let agreeing = FusionWarnings.uncheckedRatioLine(agreed, flashLight: light(3))
         #expect(agreeing?.contains("give (±4 %, which the confidence counts), and the surfaces' colours agree with them: 1.01× the tags' (±0.7 %, from 65 surfaces). They tell a wrong tag only where the ambient light's colour is not the flash's") == true,
                 "\(agreeing ?? "nil")")
+        var imprecise = unchecked
+        imprecise.surfaceColourRatio = SurfaceColourRatio(ratio: 1.10, standardError: 0.0638, groupCount: 12, cellCount: 3_000)
+        #expect(FusionWarnings.uncheckedRatioLine(imprecise, flashLight: light(3))?.contains("and the surfaces' colours do not contradict them, though they are less precise: 1.10× the tags' (±5.8 %, from 12 surfaces)") == true)
         let contradicted = agreed.checked(bySurfaceColours: SurfaceColourRatio(ratio: 1.32, standardError: 0.008, groupCount: 65, cellCount: 14_000),
                                           metadataUncertainty: 0.04)
         let contradicting = FusionWarnings.uncheckedRatioLine(contradicted, flashLight: light(3))

@@ -248,11 +248,8 @@ public enum FusionPipeline {
                                             checkedAgainst: measuredRatio)
         ratio = ratio.counting(noiseConsistency)
         // Where no shadow edge measured the ratio, the surfaces' colours check the tags.
-        if ratio.edgeRatio == nil, ratio.edgeRatioBeyondRange == nil {
-            let reading = SurfaceColourRatio.measure(reduced, lineRatios: ratio.lineRatios, readout: ratio.readoutAxis,
-                                                     channelScale: ratio.channelScale, shading: flashProfile.shading)
-            ratio = ratio.checked(bySurfaceColours: reading, metadataUncertainty: Double(options.exposureRatioUncertainty))
-        }
+        ratio = ratio.checkedBySurfaceColours(of: reduced, lines: measuredRatio, shading: flashProfile.shading,
+                                              metadataUncertainty: Double(options.exposureRatioUncertainty))
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
             D.subtractAmbient(lineRatios: ratio.lineRatios, readout: ratio.readoutAxis, channelScale: SIMD3<Float>(ratio.channelScale),
                               flash: F)

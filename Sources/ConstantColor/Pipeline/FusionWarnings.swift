@@ -182,8 +182,9 @@ package enum FusionWarnings {
     /// with no edge measured), where the ambient light is at least `uncheckedRatioAmbientShare` of
     /// the flash frame; nil otherwise (and where no flash light was measured: that line says more).
     /// It says what the surfaces' colours read (`SurfaceColourRatio`): where they contradict the
-    /// tags, by how much, and that the confidence counts it; where they agree, that they tell a wrong
-    /// tag only where the ambient light's colour is not the flash's; where too few surfaces qualify,
+    /// tags, by how much, and that the confidence counts it; where they agree (or, less precise than
+    /// the tags, do not contradict them), that they tell a wrong tag only where the ambient light's
+    /// colour is not the flash's; where too few surfaces qualify,
     /// that nothing checked the tags (a scene without a cast shadow, the flash frame's shutter time
     /// 1.3× its tag, fused `constantColor` at 0.88 with colours 3.7 ΔE00 off, and nothing said,
     /// before either check).
@@ -201,7 +202,9 @@ package enum FusionWarnings {
         if ratio.surfaceColourContradiction != nil {
             return head + ", but the surfaces' colours put it at \(read): is a tag not its capture's (another shutter time or ISO)? The ratio subtracted stays the tags', and the confidence counts the difference (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %), so it falls wherever the ambient light moves the colour (a flash whose colour changes across the frame, with no shading map in its profile, can read so too); " + shadow
         }
-        return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and the surfaces' colours agree with them: \(read). They tell a wrong tag only where the ambient light's colour is not the flash's; " + shadow
+        let verdict = reading.standardError / reading.ratio < ratio.relativeUncertainty
+            ? "agree with them: \(read)" : "do not contradict them, though they are less precise: \(read)"
+        return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and the surfaces' colours \(verdict). They tell a wrong tag only where the ambient light's colour is not the flash's; " + shadow
     }
 
     /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the

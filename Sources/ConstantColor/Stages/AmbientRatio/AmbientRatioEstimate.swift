@@ -190,23 +190,38 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// reads (× EXIF's); nil otherwise. `relativeUncertainty` is then at least the difference.
     public var surfaceColourContradiction: Double? = nil
 
-    /// This estimate checked by the surfaces' colours (`reading`, `SurfaceColourRatio`) where no shadow
-    /// edge measured the ratio (none within the searched range or beyond it): where the reading puts
-    /// the ratio further from the lines' than three standard errors of the two together allow, the
-    /// difference is the ratio's relative uncertainty, so that the confidence falls wherever the
-    /// ambient light moves the colour (`surfaceColourContradiction`). The ratio subtracted is not
-    /// changed: the reading is a check of the tags, and a scene can fool it (a flash whose colour
-    /// changes across the frame with no shading map to correct it read 1.14 with the tags right).
-    /// Where the edges measured the ratio, the reading is not taken.
+    /// This estimate checked by the surfaces' colours (`SurfaceColourRatio`) where no shadow edge
+    /// measured the ratio (none within the searched range or beyond it); itself elsewhere. The
+    /// reading is taken on `reduced` relative to `measured`'s lines — this estimate's own, or with
+    /// `--exposure-ratio metadata` the measurement's, whose banding the tags' flat lines leave in the
+    /// flash frame (read against flat lines, a 100 Hz flicker of depth 0.5 with the tags right read
+    /// 0.84) — and compared with this estimate's ratio (`checked(bySurfaceColours:metadataUncertainty:)`).
+    func checkedBySurfaceColours(of reduced: ReducedFramePair, lines measured: AmbientRatioEstimate, shading: FlashShading?,
+                                 metadataUncertainty: Double) -> AmbientRatioEstimate {
+        guard edgeRatio == nil, edgeRatioBeyondRange == nil else { return self }
+        // (Without an edge, `measured`'s r₀ is EXIF's 1: its lines are 1 plus the banding.)
+        let reading = SurfaceColourRatio.measure(reduced, lineRatios: measured.lineRatios, readout: measured.readoutAxis,
+                                                 channelScale: measured.channelScale,
+                                                 bandingAmplitude: measured.banding.reduce(0) { $0 + $1.amplitude }, shading: shading)
+        return checked(bySurfaceColours: reading, metadataUncertainty: metadataUncertainty)
+    }
+
+    /// This estimate with the surfaces' `reading` recorded (the caller found no shadow edge that
+    /// measured the ratio): where the reading puts the ratio further from the lines' than three
+    /// standard errors of the two together allow — in log ratio, `|ln ρ| > 3·√((σ/ρ)² + u²)` with
+    /// u the tags' `metadataUncertainty` — the difference `|ρ − 1|` is the ratio's relative
+    /// uncertainty, so that the confidence falls wherever the ambient light moves the colour
+    /// (`surfaceColourContradiction`). The ratio subtracted is not changed: the reading is a check of
+    /// the tags, and a scene can fool it (a flash whose colour changes across the frame with no
+    /// shading map to correct it read 1.14 with the tags right).
     public func checked(bySurfaceColours reading: SurfaceColourRatio?, metadataUncertainty: Double) -> AmbientRatioEstimate {
-        guard edgeRatio == nil, edgeRatioBeyondRange == nil, let reading else { return self }
+        guard let reading else { return self }
         var checked = self
         checked.surfaceColourRatio = reading
-        let difference = reading.ratio - 1
-        let tolerance = 3 * (reading.standardError * reading.standardError + metadataUncertainty * metadataUncertainty).squareRoot()
-        if abs(difference) > tolerance {
+        let relative = reading.standardError / reading.ratio
+        if abs(log(reading.ratio)) > 3 * (relative * relative + metadataUncertainty * metadataUncertainty).squareRoot() {
             checked.surfaceColourContradiction = reading.ratio * baseRatio
-            checked.relativeUncertainty = max(relativeUncertainty, abs(difference))
+            checked.relativeUncertainty = max(relativeUncertainty, abs(reading.ratio - 1))
         }
         return checked
     }

@@ -751,12 +751,9 @@ enum IlluminationEdgeRatio {
     static func channelHeterogeneity(_ channels: [TukeyBiweight.Location?]) -> Double? {
         let located = channels.compactMap { $0 }.filter { $0.standardError > 0 }
         guard located.count >= 2 else { return nil }
-        let w = located.map { 1 / ($0.standardError * $0.standardError) }
-        let sw = w.reduce(0, +), sw2 = w.reduce(0) { $0 + $1 * $1 }
-        let mean = zip(w, located).reduce(0) { $0 + $1.0 * $1.1.centre } / sw
-        let q = zip(w, located).reduce(0) { $0 + $1.0 * ($1.1.centre - mean) * ($1.1.centre - mean) }
+        let (q, tau2) = RandomEffects.heterogeneity(located.map { ($0.centre, $0.standardError) })
         guard q > AmbientRatioEstimate.chiSquare99[located.count - 1] else { return nil }
-        return max(0, (q - Double(located.count - 1)) / (sw - sw2 / sw))
+        return tau2
     }
 
     /// Tukey's biweight location of the profiles' g (or log scale) with their σ, where at least

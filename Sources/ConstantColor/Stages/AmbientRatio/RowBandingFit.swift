@@ -240,18 +240,11 @@ struct RowBandingFit {
             // ±0.3 cycle: the scan's periodogram (r's part only, line γ) put 100 Hz's peak at 1.8
             // instead of 2.0 cycles at 12 MP, and a ±0.1 bracket stopped the refinement at its edge.
             let bracket = resolvable(coarse.nu - 3 * step, coarse.nu + 3 * step, around: coarse.nu, from: found)
-            var (lo, hi) = bracket
-            let g = (5.0.squareRoot() - 1) / 2
             // Refined with the cubic γ: within ±0.1 cycle of the peak the fall-off's shape no longer
             // competes with the banding, and a line γ's misfit pulled 100 Hz (2.0 cycles) to 1.95
             // at 3 MP, leaving a spurious 1.2 cycle component of 3 % beside it.
             func rss(_ v: Double) -> Double { solve(stats, frequencies: found + [v], terms: smoothTerms)?.rssBetween ?? .infinity }
-            var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
-            for _ in 0..<30 {
-                if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
-                else { lo = c; c = d; fc = fd; d = lo + g * (hi - lo); fd = rss(d) }
-            }
-            let nuBest = fc < fd ? c : d
+            let nuBest = GoldenSection.minimum(bracket.0, bracket.1, iterations: 30, rss)
             // One that ends on the resolution limit is not resolved from its neighbour: it fits what
             // the neighbour's model leaves (0.003 at 1.00 cycle beside 100 Hz's 2.00 on a 3 MP render).
             let limited = (bracket.0 > coarse.nu - 3 * step && nuBest - bracket.0 < 1e-3)
@@ -283,18 +276,12 @@ struct RowBandingFit {
         // (±0.1 cycle, the others fixed) with P corrected, then P corrected by the refined fit.
         for k in found.indices {
             var others = found; others.remove(at: k)
-            var (lo, hi) = resolvable(found[k] - 0.1, found[k] + 0.1, around: found[k], from: others)
-            let g = (5.0.squareRoot() - 1) / 2
+            let (lo, hi) = resolvable(found[k] - 0.1, found[k] + 0.1, around: found[k], from: others)
             func rss(_ v: Double) -> Double {
                 var f = found; f[k] = v
                 return solve(stats, frequencies: f, terms: smoothTerms)?.rssBetween ?? .infinity
             }
-            var c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = rss(c), fd = rss(d)
-            for _ in 0..<30 {
-                if fc < fd { hi = d; d = c; fd = fc; c = hi - g * (hi - lo); fc = rss(c) }
-                else { lo = c; c = d; fc = fd; d = lo + g * (hi - lo); fd = rss(d) }
-            }
-            found[k] = fc < fd ? c : d
+            found[k] = GoldenSection.minimum(lo, hi, iterations: 30, rss)
         }
         if let refit = solve(stats, frequencies: found, terms: smoothTerms) {
             correctP(refit, found)

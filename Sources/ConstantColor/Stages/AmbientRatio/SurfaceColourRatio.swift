@@ -26,21 +26,24 @@ import Foundation
 /// - each group's ρ is the minimum of its profile likelihood `2n·log misfit(ρ′)` (a Gaussian misfit
 ///   of unknown scale: a textured surface's curve is shallower), its standard error from the curve's
 ///   curvature there;
-/// - the surfaces' readings are combined by their random-effects mean (`randomEffectsMean`): each
+/// - the surfaces' readings are combined by their random-effects mean (`RandomEffects`): each
 ///   surface may be off by a bias of its own, and their scatter beyond their errors counts in the
-///   standard error.
+///   standard error; errors every surface shares (a flash colour shading no map corrects, a flicker
+///   banding fitted at the tags' ratio) are added to it, as no scatter shows them.
+/// A surface whose colour lies across a bin's edge makes two groups, which share its bias; and
+/// surfaces of one colour under the ambient light but not under the flash (metamers) share a group
+/// and misfit it: both weigh on the scatter, not on one reading.
 /// The colour shading of a flash profile's map (`FlashShading`) is divided out of every cell first:
 /// a flash bluer in the middle would otherwise part one surface's colours radially, as a wrong ratio
 /// with a radial fall-off does.
 public struct SurfaceColourRatio: Sendable, Equatable {
     /// ρ: the flash frame's ambient exposure over what its lines were taken to hold (1 = right).
     public var ratio: Double
-    /// Its standard error (`randomEffectsMean`).
+    /// Its standard error: the surfaces' random-effects mean's (`RandomEffects`), with the
+    /// systematic errors no surface's scatter shows (`unmappedShadingError`, the banding's).
     public var standardError: Double
     /// Surfaces (chromaticity groups) and cells the reading rests on.
     public var groupCount: Int, cellCount: Int
-    /// The spread of the surfaces' own readings beyond their errors (τ of `randomEffectsMean`), relative.
-    public var surfaceSpread: Double = 0
 
     /// Width of a chromaticity bin, in natural log units of R/G and B/G: 0.02 (2 % in a ratio).
     static let chromaticityBin = 0.02
@@ -53,45 +56,37 @@ public struct SurfaceColourRatio: Sendable, Equatable {
     static let minimumGroups = 5
     /// The searched range of log₂ ρ′ (a quarter to four times the lines' ratio) and the coarse grid's step.
     static let searchedLog2Range = -2.0...2.0, coarseStep = 0.02
+    /// The relative error counted where the flash profile has no shading map: a phosphor LED's
+    /// colour drifts across the frame by a few per cent, and that moves every surface's reading
+    /// alike (the probe's 600 × 400 renders, tags right: a blue loss of 0.10 at the frame's edge
+    /// read 1.12, of 0.12 read 1.14, of 0.30 read 1.31).
+    static let unmappedShadingError = 0.05
 
     /// The reading on `reduced` (flash frame and registered ambient frame), whose ambient light was
-    /// taken at `lineRatios` along `readout` times `channelScale`; nil where fewer than
-    /// `minimumGroups` surfaces qualify (a surface whose minimum lies at the searched range's end,
-    /// or whose curve is flat, does not).
-    /// `shading` is the flash profile's map, if any.
+    /// taken at `lineRatios` along `readout` times `channelScale`, with `bandingAmplitude` (the fitted
+    /// flicker banding's summed amplitudes over the ratio, 0 without) counted as a systematic error:
+    /// a banding fitted at a wrong ratio holds some of the ambient light's structure, and moves every
+    /// surface's reading alike (100 Hz at depth 0.5 with a 1.3× tag read 1.15). `shading` is the flash
+    /// profile's map (nil: `unmappedShadingError` is counted). Nil where fewer than `minimumGroups`
+    /// surfaces qualify (a surface whose minimum lies at the searched range's end, or whose curve is
+    /// flat, does not).
     static func measure(_ reduced: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis,
-                        channelScale: SIMD3<Double>, shading: FlashShading?) -> SurfaceColourRatio? {
+                        channelScale: SIMD3<Double>, bandingAmplitude: Double, shading: FlashShading?) -> SurfaceColourRatio? {
         let pair = reduced.halved()
         let cells = Cells(pair, lineRatios: lineRatios, readout: readout, channelScale: channelScale, shading: shading)
-        let groups = cells.groups()
+        let groups = cells.groups().map { Moments(cells, $0) }
         guard groups.count >= minimumGroups else { return nil }
         // Each surface's own reading, then their random-effects mean.
         let coarse = Array(stride(from: searchedLog2Range.lowerBound, through: searchedLog2Range.upperBound + 1e-9, by: coarseStep))
-        let readings = groups.compactMap { cells.reading($0, grid: coarse) }
-        guard readings.count >= minimumGroups else { return nil }
-        let (centre, error, spread) = randomEffectsMean(readings)
+        let read = groups.compactMap { g in g.reading(grid: coarse).map { (g, $0) } }
+        guard read.count >= minimumGroups else { return nil }
+        let (centre, error, _) = RandomEffects.mean(read.map(\.1))
         let ratio = exp2(centre)
-        // log₂ → relative: dρ/ρ = ln 2 · d log₂ ρ.
-        return SurfaceColourRatio(ratio: ratio, standardError: ratio * log(2) * error, groupCount: readings.count,
-                                  cellCount: groups.reduce(0) { $0 + $1.count }, surfaceSpread: ratio * log(2) * spread)
-    }
-
-    /// The random-effects mean of measurements that each have their own error and may each be off
-    /// by a bias of their own (DerSimonian & Laird 1986, "Meta-analysis in clinical trials"): the
-    /// between-measurement variance τ² from Cochran's Q, then the mean weighted by 1/(σᵢ² + τ²), its
-    /// standard error 1/√Σw, and τ. Surfaces are such measurements: texture, blur at their borders and
-    /// light that is not one colour across them move each one's reading its own way, which its
-    /// curvature does not know.
-    static func randomEffectsMean(_ samples: [(value: Double, sigma: Double)]) -> (mean: Double, standardError: Double, spread: Double) {
-        let w = samples.map { 1 / ($0.sigma * $0.sigma) }
-        let sw = w.reduce(0, +), sw2 = w.reduce(0) { $0 + $1 * $1 }
-        let fixed = zip(w, samples).reduce(0) { $0 + $1.0 * $1.1.value } / sw
-        let q = zip(w, samples).reduce(0) { $0 + $1.0 * ($1.1.value - fixed) * ($1.1.value - fixed) }
-        let tau2 = max(0, (q - Double(samples.count - 1)) / (sw - sw2 / sw))
-        let v = samples.map { 1 / ($0.sigma * $0.sigma + tau2) }
-        let sv = v.reduce(0, +)
-        let mean = zip(v, samples).reduce(0) { $0 + $1.0 * $1.1.value } / sv
-        return (mean, 1 / sv.squareRoot(), tau2.squareRoot())
+        // log₂ → relative: dρ/ρ = ln 2 · d log₂ ρ; the systematic errors added in quadrature.
+        let systematic = (shading == nil ? unmappedShadingError : 0)
+        let relative = ((log(2) * error) * (log(2) * error) + systematic * systematic + bandingAmplitude * bandingAmplitude).squareRoot()
+        return SurfaceColourRatio(ratio: ratio, standardError: ratio * relative, groupCount: read.count,
+                                  cellCount: read.reduce(0) { $0 + $1.0.count })
     }
 
     /// Index of the smallest finite value (nil: none).
@@ -164,41 +159,56 @@ public struct SurfaceColourRatio: Sendable, Equatable {
             return byBin.filter { $0.value.count >= SurfaceColourRatio.minimumCells }
                 .sorted { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }.map(\.value)
         }
+    }
 
-        /// A group's log₂ ρ and its standard error: the minimum of its −2 log-likelihood on `grid`,
-        /// refined by golden-section search between the grid's neighbours (Kiefer 1953) to 10⁻⁴, and
-        /// the error from the curvature there (the curve rises by 1 at one standard error). Nil where
-        /// the minimum lies at the grid's end (beyond the searched range) or the curve is flat there.
-        func reading(_ group: [Int], grid: [Double]) -> (value: Double, sigma: Double)? {
-            let curve = grid.map { logLikelihood(group, log2Ratio: $0) }
-            guard let i = SurfaceColourRatio.argmin(curve), i > 0, i < grid.count - 1 else { return nil }
-            var lo = grid[i - 1], hi = grid[i + 1]
-            let g = (5.0.squareRoot() - 1) / 2
-            var x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo)
-            var f1 = logLikelihood(group, log2Ratio: x1), f2 = logLikelihood(group, log2Ratio: x2)
-            while hi - lo > 1e-4 {
-                if f1 < f2 { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = logLikelihood(group, log2Ratio: x1) }
-                else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = logLikelihood(group, log2Ratio: x2) }
+    /// One group's second moments, `Σ F Fᵀ`, `Σ (F Aᵀ + A Fᵀ)` and `Σ A Aᵀ` (each symmetric: xx, yy,
+    /// zz, xy, xz, yz), from which `Σ v vᵀ` at any ρ′ is `FF − ρ′·FA + ρ′²·AA`.
+    struct Moments {
+        var ff = [Double](repeating: 0, count: 6), fa = [Double](repeating: 0, count: 6), aa = [Double](repeating: 0, count: 6)
+        /// Cells in the group.
+        let count: Int
+
+        init(_ cells: Cells, _ group: [Int]) {
+            count = group.count
+            for j in group {
+                let f = cells.flash[j], a = cells.ambient[j]
+                ff[0] += f.x * f.x; ff[1] += f.y * f.y; ff[2] += f.z * f.z
+                ff[3] += f.x * f.y; ff[4] += f.x * f.z; ff[5] += f.y * f.z
+                fa[0] += 2 * f.x * a.x; fa[1] += 2 * f.y * a.y; fa[2] += 2 * f.z * a.z
+                fa[3] += f.x * a.y + a.x * f.y; fa[4] += f.x * a.z + a.x * f.z; fa[5] += f.y * a.z + a.y * f.z
+                aa[0] += a.x * a.x; aa[1] += a.y * a.y; aa[2] += a.z * a.z
+                aa[3] += a.x * a.y; aa[4] += a.x * a.z; aa[5] += a.y * a.z
             }
-            let l = (lo + hi) / 2, h = 0.01
-            let curvature = (logLikelihood(group, log2Ratio: l + h) - 2 * logLikelihood(group, log2Ratio: l)
-                + logLikelihood(group, log2Ratio: l - h)) / (h * h)
-            guard curvature > 0 else { return nil }
-            return (l, (2 / curvature).squareRoot())
         }
 
-        /// A group's −2 log-likelihood (up to a constant) at log₂ ρ′: `2n·log misfit(ρ′)`.
-        func logLikelihood(_ group: [Int], log2Ratio l: Double) -> Double {
-            let rho = exp2(l)
-            // Σ v vᵀ: xx, yy, zz, xy, xz, yz.
-            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0
-            for j in group {
-                let v = flash[j] - rho * ambient[j]
-                s0 += v.x * v.x; s1 += v.y * v.y; s2 += v.z * v.z
-                s3 += v.x * v.y; s4 += v.x * v.z; s5 += v.y * v.z
+        /// The group's −2 log-likelihood (up to a constant) at log₂ ρ′: `2n·log misfit(ρ′)`, the misfit
+        /// the sum of the two smaller eigenvalues of `Σ v vᵀ` (trace less the largest).
+        func logLikelihood(_ l: Double) -> Double {
+            let rho = exp2(l), rho2 = rho * rho
+            var m = [Double](repeating: 0, count: 6)
+            for k in 0..<6 { m[k] = ff[k] - rho * fa[k] + rho2 * aa[k] }
+            let misfit = (m[0] + m[1] + m[2]) - SurfaceColourRatio.largestEigenvalue(m[0], m[1], m[2], m[3], m[4], m[5])
+            return 2 * Double(count) * log(max(misfit, 1e-300))
+        }
+
+        /// The group's log₂ ρ and its standard error: the minimum of its −2 log-likelihood on `grid`,
+        /// refined by golden-section search between the grid's neighbours to under 10⁻⁵, and the
+        /// error from the curvature there (the curve rises by 1 at one standard error), taken over a
+        /// step of at most half that error. Nil where the minimum lies at the grid's end (beyond the
+        /// searched range) or the curve is not convex there.
+        func reading(grid: [Double]) -> (value: Double, sigma: Double)? {
+            let curve = grid.map(logLikelihood)
+            guard let i = SurfaceColourRatio.argmin(curve), i > 0, i < grid.count - 1 else { return nil }
+            let l = GoldenSection.minimum(grid[i - 1], grid[i + 1], iterations: 24, logLikelihood)
+            var h = grid[i + 1] - grid[i], sigma = Double.infinity
+            for _ in 0..<4 {
+                let curvature = (logLikelihood(l + h) - 2 * logLikelihood(l) + logLikelihood(l - h)) / (h * h)
+                guard curvature > 0 else { return nil }
+                sigma = (2 / curvature).squareRoot()
+                if h <= sigma / 2 { break }
+                h = sigma / 2
             }
-            let misfit = (s0 + s1 + s2) - SurfaceColourRatio.largestEigenvalue(s0, s1, s2, s3, s4, s5)
-            return 2 * Double(group.count) * log(max(misfit, 1e-300))
+            return (l, sigma)
         }
     }
 
