@@ -247,9 +247,6 @@ public enum FusionPipeline {
             : AmbientRatioEstimate.metadata(height: F.image.height, uncertainty: Double(options.exposureRatioUncertainty),
                                             checkedAgainst: measuredRatio)
         ratio = ratio.counting(noiseConsistency)
-        // Where no shadow edge measured the ratio, the surfaces' colours check the tags.
-        ratio = ratio.checkedBySurfaceColours(of: reduced, lines: measuredRatio, shading: flashProfile.shading,
-                                              metadataUncertainty: Double(options.exposureRatioUncertainty))
         if ratio.source == .illuminationEdges || !ratio.banding.isEmpty || ratio.channelScale != SIMD3(1, 1, 1) {
             D.subtractAmbient(lineRatios: ratio.lineRatios, readout: ratio.readoutAxis, channelScale: SIMD3<Float>(ratio.channelScale),
                               flash: F)
@@ -261,6 +258,11 @@ public enum FusionPipeline {
         let disagreement = FrameDisagreement.detect(reduced: reduced, ratio: ratio)
         disagreement.mark(&D.flags, width: width, height: height)
         timings.lap("frameDisagreement")
+        // Where no shadow edge measured the ratio, the surfaces' colours check the tags (away from
+        // what moved: a moved object's cells hold another surface in each frame).
+        ratio = ratio.checkedBySurfaceColours(of: reduced, lines: measuredRatio, shading: flashProfile.shading,
+                                              excluding: disagreement, metadataUncertainty: Double(options.exposureRatioUncertainty))
+        timings.lap("surfaceColourRatio")
 
         // 5. Color rendering's exposure, from the usable, well-exposed part of D. Where D has no
         // signal at all (no pixel measured flash light: frames swapped, one capture twice, a flash

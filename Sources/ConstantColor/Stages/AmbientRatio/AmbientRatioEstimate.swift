@@ -196,13 +196,17 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     /// `--exposure-ratio metadata` the measurement's, whose banding the tags' flat lines leave in the
     /// flash frame (read against flat lines, a 100 Hz flicker of depth 0.5 with the tags right read
     /// 0.84) — and compared with this estimate's ratio (`checked(bySurfaceColours:metadataUncertainty:)`).
+    /// The cells stage 4c flagged (`moved`, where the frames disagree) are left out.
     func checkedBySurfaceColours(of reduced: ReducedFramePair, lines measured: AmbientRatioEstimate, shading: FlashShading?,
-                                 metadataUncertainty: Double) -> AmbientRatioEstimate {
+                                 excluding moved: FrameDisagreement, metadataUncertainty: Double) -> AmbientRatioEstimate {
         guard edgeRatio == nil, edgeRatioBeyondRange == nil else { return self }
+        let sameGrid = moved.cellWidth == reduced.width && moved.cellHeight == reduced.height
+            && moved.block == reduced.block && moved.origin == reduced.origin && moved.cells.count == reduced.width * reduced.height
         // (Without an edge, `measured`'s r₀ is EXIF's 1: its lines are 1 plus the banding.)
         let reading = SurfaceColourRatio.measure(reduced, lineRatios: measured.lineRatios, readout: measured.readoutAxis,
                                                  channelScale: measured.channelScale,
-                                                 bandingAmplitude: measured.banding.reduce(0) { $0 + $1.amplitude }, shading: shading)
+                                                 bandingAmplitude: measured.banding.reduce(0) { $0 + $1.amplitude }, shading: shading,
+                                                 excluded: sameGrid ? moved.cells : nil)
         return checked(bySurfaceColours: reading, metadataUncertainty: metadataUncertainty)
     }
 

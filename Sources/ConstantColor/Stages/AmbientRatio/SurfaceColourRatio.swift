@@ -18,9 +18,9 @@ import Foundation
 /// The measurement (on stage 4a's reduced pair, halved once more: cells of ~1/100 of the frame's
 /// short side):
 /// - cells are grouped by the ambient frame's chromaticity (log R/G and log B/G in bins of
-///   `chromaticityBin`), one surface each, keeping only cells whose ambient colour is measured well
-///   within a bin (`maximumAmbientNoise`) and groups of at least `minimumCells`;
-/// - cells on a border between surfaces are left out (`Cells.isInterior`);
+///   `chromaticityBin`) around them — their four neighbours', not their own (`Cells.groupBin`) —
+///   one surface each, keeping only cells whose ambient colour is measured well within a bin
+///   (`maximumAmbientNoise`), inside a surface, in groups of at least `minimumCells`;
 /// - for each candidate ρ′ each group's vectors `v_i = F_i − ρ′·r_i·A_i` are fitted by one direction
 ///   through the origin; the misfit is the sum of the two smaller eigenvalues of `Σ v_i v_iᵀ`;
 /// - each group's ρ is the minimum of its profile likelihood `2n·log misfit(ρ′)` (a Gaussian misfit
@@ -40,7 +40,7 @@ public struct SurfaceColourRatio: Sendable, Equatable {
     /// ρ: the flash frame's ambient exposure over what its lines were taken to hold (1 = right).
     public var ratio: Double
     /// Its standard error: the surfaces' random-effects mean's (`RandomEffects`), with the
-    /// systematic errors no surface's scatter shows (`unmappedShadingError`, the banding's).
+    /// systematic errors no surface's scatter shows (`unmappedColourDrift`, the banding's).
     public var standardError: Double
     /// Surfaces (chromaticity groups) and cells the reading rests on.
     public var groupCount: Int, cellCount: Int
@@ -56,24 +56,35 @@ public struct SurfaceColourRatio: Sendable, Equatable {
     static let minimumGroups = 5
     /// The searched range of log₂ ρ′ (a quarter to four times the lines' ratio) and the coarse grid's step.
     static let searchedLog2Range = -2.0...2.0, coarseStep = 0.02
-    /// The relative error counted where the flash profile has no shading map: a phosphor LED's
-    /// colour drifts across the frame by a few per cent, and that moves every surface's reading
-    /// alike (the probe's 600 × 400 renders, tags right: a blue loss of 0.10 at the frame's edge
-    /// read 1.12, of 0.12 read 1.14, of 0.30 read 1.31).
-    static let unmappedShadingError = 0.05
+    /// The colour drift across the frame assumed where the flash profile has no shading map, as the
+    /// share of a surface's flash-lit colour it moves: 2 % (a phosphor LED's colour drifts with angle
+    /// by a few per cent). The reading takes such a drift for ambient light left in D, in proportion
+    /// to the ambient light's share of the flash frame, so its error is this over that share
+    /// (`measure`): the probe's 600 × 400 renders, tags right, read 1.14 at a share of 0.34 and 1.5–3
+    /// at 50 lux under a blue loss of 0.12 at the frame's edge.
+    static let unmappedColourDrift = 0.02
+    /// The least sine of the angle between a surface's mean colours of D and of the ambient light for
+    /// it to be read (`Moments.lightsApart`): where the two lights give a surface nearly one colour its
+    /// curve is nearly flat, and what is left of the noise's part and the surface's texture sets its
+    /// minimum (under 6500 K, tags right, 0.60 for 1 from 8 surfaces, a contradiction, on a probe's
+    /// render; with this, no reading). 0.06: about 6 % apart in chromaticity.
+    static let minimumLightsApart = 0.06
 
     /// The reading on `reduced` (flash frame and registered ambient frame), whose ambient light was
     /// taken at `lineRatios` along `readout` times `channelScale`, with `bandingAmplitude` (the fitted
     /// flicker banding's summed amplitudes over the ratio, 0 without) counted as a systematic error:
     /// a banding fitted at a wrong ratio holds some of the ambient light's structure, and moves every
     /// surface's reading alike (100 Hz at depth 0.5 with a 1.3× tag read 1.15). `shading` is the flash
-    /// profile's map (nil: `unmappedShadingError` is counted). Nil where fewer than `minimumGroups`
+    /// profile's map (nil: `unmappedColourDrift` is counted). Nil where fewer than `minimumGroups`
     /// surfaces qualify (a surface whose minimum lies at the searched range's end, or whose curve is
-    /// flat, does not).
+    /// flat, does not). `excluded` marks cells of `reduced` (row-major) to leave out: stage 4c's,
+    /// where something moved between the frames.
     static func measure(_ reduced: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis,
-                        channelScale: SIMD3<Double>, bandingAmplitude: Double, shading: FlashShading?) -> SurfaceColourRatio? {
+                        channelScale: SIMD3<Double>, bandingAmplitude: Double, shading: FlashShading?,
+                        excluded: [Bool]? = nil) -> SurfaceColourRatio? {
         let pair = reduced.halved()
-        let cells = Cells(pair, lineRatios: lineRatios, readout: readout, channelScale: channelScale, shading: shading)
+        let cells = Cells(pair, lineRatios: lineRatios, readout: readout, channelScale: channelScale, shading: shading,
+                          excluded: excluded, reducedWidth: reduced.width)
         let groups = cells.groups().map { Moments(cells, $0) }
         guard groups.count >= minimumGroups else { return nil }
         // Each surface's own reading, then their random-effects mean.
@@ -83,7 +94,7 @@ public struct SurfaceColourRatio: Sendable, Equatable {
         let (centre, error, _) = RandomEffects.mean(read.map(\.1))
         let ratio = exp2(centre)
         // log₂ → relative: dρ/ρ = ln 2 · d log₂ ρ; the systematic errors added in quadrature.
-        let systematic = (shading == nil ? unmappedShadingError : 0)
+        let systematic = shading == nil ? unmappedColourDrift / max(1e-3, cells.ambientShare(read.map(\.0))) : 0
         let relative = ((log(2) * error) * (log(2) * error) + systematic * systematic + bandingAmplitude * bandingAmplitude).squareRoot()
         return SurfaceColourRatio(ratio: ratio, standardError: ratio * relative, groupCount: read.count,
                                   cellCount: read.reduce(0) { $0 + $1.0.count })
@@ -97,15 +108,22 @@ public struct SurfaceColourRatio: Sendable, Equatable {
     }
 
     /// The cells of the halved pair: per cell the flash frame and the ambient light taken
-    /// (`r_i·k_c·A_i`), both with the flash's colour shading divided out, and the chromaticity bin
-    /// of those that can be grouped.
+    /// (`r_i·k_c·A_i`), both with the flash's colour shading divided out, and the ambient frame's own
+    /// block means of those that can be grouped.
     struct Cells {
         /// Per cell: F and the ambient light taken (red, green, blue).
         var flash: [SIMD3<Double>] = [], ambient: [SIMD3<Double>] = []
-        /// Chromaticity bin of each cell's ambient light (nil: not grouped).
-        var bin: [SIMD2<Int32>?] = []
+        /// The ambient frame's block mean of each cell that can be grouped (nil: not valid, a channel
+        /// not positive, or its colour not measured within a bin).
+        var measured: [SIMD3<Double>?] = []
+        /// Per cell: the noise variances of F and of the ambient light taken, per channel (the noise
+        /// models', `ReducedFramePair`), with the same gains.
+        var flashVariance: [SIMD3<Double>] = [], ambientVariance: [SIMD3<Double>] = []
+        /// The pair's width and height in cells.
+        var width = 0, height = 0
 
-        init(_ pair: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis, channelScale: SIMD3<Double>, shading: FlashShading?) {
+        init(_ pair: ReducedFramePair, lineRatios: [Float], readout: ReadoutAxis, channelScale: SIMD3<Double>, shading: FlashShading?,
+             excluded: [Bool]?, reducedWidth: Int) {
             let correction = shading.map { FlashShadingCorrection($0) }
             width = pair.width; height = pair.height
             for y in 0..<pair.height {
@@ -120,83 +138,130 @@ public struct SurfaceColourRatio: Sendable, Equatable {
                     let f = SIMD3(pair.flashChannels[0][j], pair.flashChannels[1][j], pair.flashChannels[2][j])
                     let a = SIMD3(pair.ambientChannels[0][j], pair.ambientChannels[1][j], pair.ambientChannels[2][j])
                     let va = SIMD3(pair.ambientChannelVariance[0][j], pair.ambientChannelVariance[1][j], pair.ambientChannelVariance[2][j])
-                    let taken = r * channelScale * a
-                    flash.append(gain * f); ambient.append(gain * taken)
+                    let vf = SIMD3(pair.flashChannelVariance[0][j], pair.flashChannelVariance[1][j], pair.flashChannelVariance[2][j])
+                    let scale = gain * r * channelScale
+                    flash.append(gain * f); ambient.append(scale * a)
+                    flashVariance.append(gain * gain * vf); ambientVariance.append(scale * scale * va)
                     // Grouped where valid (no clipping, an ambient sample), every channel positive, and
-                    // the ambient channels measured within a bin.
+                    // the ambient channels measured within a bin (by the noise model, not the value).
                     let relativeNoise = (va / (a * a)).max().squareRoot()
-                    if pair.valid[j], a.min() > 0, f.min() > 0, relativeNoise.isFinite, relativeNoise <= SurfaceColourRatio.maximumAmbientNoise {
-                        let binWidth = SurfaceColourRatio.chromaticityBin
-                        bin.append(SIMD2(Int32((log(a.x / a.y) / binWidth).rounded(.down)), Int32((log(a.z / a.y) / binWidth).rounded(.down))))
-                    } else {
-                        bin.append(nil)
-                    }
+                    // (The halved pair's cell (x, y) holds the reduced pair's 2x…2x+1, 2y…2y+1.)
+                    let moved = excluded.map { e in
+                        [(2 * y) * reducedWidth + 2 * x, (2 * y) * reducedWidth + 2 * x + 1,
+                         (2 * y + 1) * reducedWidth + 2 * x, (2 * y + 1) * reducedWidth + 2 * x + 1].contains { e[$0] }
+                    } ?? false
+                    let usable = !moved && pair.valid[j] && a.min() > 0 && f.min() > 0 && relativeNoise.isFinite
+                        && relativeNoise <= SurfaceColourRatio.maximumAmbientNoise
+                    measured.append(usable ? a : nil)
                 }
             }
         }
 
-        /// The pair's width and height in cells.
-        var width = 0, height = 0
-
-        /// Whether cell j lies inside its surface: its four neighbours are binned, in its bin or the
-        /// next (a cell on a border between surfaces mixes their colours, and the ambient frame's
-        /// blur — hand shake, resampling — mixes them unlike the flash frame's: a probe's 15 px
-        /// shakes read 0.93–0.96 for 1 with them).
-        func isInterior(_ j: Int) -> Bool {
-            guard let b = bin[j] else { return false }
-            let x = j % width, y = j / width
-            guard x > 0, y > 0, x < width - 1, y < height - 1 else { return false }
-            for k in [j - 1, j + 1, j - width, j + width] {
-                guard let n = bin[k], abs(n.x - b.x) <= 1, abs(n.y - b.y) <= 1 else { return false }
-            }
-            return true
+        /// The median share of the flash frame that is ambient light (summed over the channels) over
+        /// the cells of `groups`.
+        func ambientShare(_ groups: [Moments]) -> Double {
+            let shares = groups.flatMap(\.cells).map { ambient[$0].sum() / max(1e-300, flash[$0].sum()) }.sorted()
+            return shares.isEmpty ? 1 : shares[shares.count / 2]
         }
 
-        /// The interior cells (`isInterior`) of each chromaticity bin holding at least `minimumCells`, in a fixed order.
+        /// The chromaticity bin of an ambient colour.
+        static func bin(_ a: SIMD3<Double>) -> SIMD2<Int32> {
+            let w = SurfaceColourRatio.chromaticityBin
+            return SIMD2(Int32((log(a.x / a.y) / w).rounded(.down)), Int32((log(a.z / a.y) / w).rounded(.down)))
+        }
+
+        /// The bin cell j is grouped in: that of its four neighbours' mean ambient colour, where the
+        /// cell and its neighbours can be grouped and each neighbour's own colour lies in that bin or
+        /// the next (the cell lies inside a surface); nil otherwise. The cell's own colour is not
+        /// looked at: grouped by it, cells whose ambient noise happens to lie along the bin's colour
+        /// are kept, their A made more alike than the light made them, and `F − ρ′A` fits one
+        /// direction better the larger ρ′ (a probe's 50 lux renders, tags right: 1.83 for 1 under
+        /// 6500 K; 1.08 without noise). A cell on a border between surfaces mixes their colours, and
+        /// the ambient frame's blur (hand shake, resampling) mixes them unlike the flash frame's.
+        func groupBin(_ j: Int) -> SIMD2<Int32>? {
+            guard measured[j] != nil else { return nil }
+            let x = j % width, y = j / width
+            guard x > 0, y > 0, x < width - 1, y < height - 1 else { return nil }
+            let neighbours = [j - 1, j + 1, j - width, j + width].compactMap { measured[$0] }
+            guard neighbours.count == 4 else { return nil }
+            let b = Self.bin(neighbours.reduce(.zero, +))
+            for n in neighbours {
+                let own = Self.bin(n)
+                guard abs(own.x - b.x) <= 1, abs(own.y - b.y) <= 1 else { return nil }
+            }
+            return b
+        }
+
+        /// The cells of each group bin (`groupBin`) holding at least `minimumCells`, in a fixed order.
         func groups() -> [[Int]] {
             var byBin: [SIMD2<Int32>: [Int]] = [:]
-            for (j, b) in bin.enumerated() { if let b, isInterior(j) { byBin[b, default: []].append(j) } }
+            for j in measured.indices { if let b = groupBin(j) { byBin[b, default: []].append(j) } }
             return byBin.filter { $0.value.count >= SurfaceColourRatio.minimumCells }
                 .sorted { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }.map(\.value)
         }
     }
 
     /// One group's second moments, `Σ F Fᵀ`, `Σ (F Aᵀ + A Fᵀ)` and `Σ A Aᵀ` (each symmetric: xx, yy,
-    /// zz, xy, xz, yz), from which `Σ v vᵀ` at any ρ′ is `FF − ρ′·FA + ρ′²·AA`.
+    /// zz, xy, xz, yz), from which `Σ v vᵀ` at any ρ′ is `FF − ρ′·FA + ρ′²·AA`, and the noise's part of
+    /// it, `diag(N_F + ρ′²·N_A)` (the noise models' variances summed over the cells).
     struct Moments {
         var ff = [Double](repeating: 0, count: 6), fa = [Double](repeating: 0, count: 6), aa = [Double](repeating: 0, count: 6)
+        var flashNoise = SIMD3<Double>(), ambientNoise = SIMD3<Double>()
+        /// Σ (F − A) and Σ A: the group's mean colours of D (at the lines' ratio) and of the ambient light.
+        var darkRoomSum = SIMD3<Double>(), ambientSum = SIMD3<Double>()
+        /// The group's cells.
+        let cells: [Int]
         /// Cells in the group.
-        let count: Int
+        var count: Int { cells.count }
 
-        init(_ cells: Cells, _ group: [Int]) {
-            count = group.count
+        init(_ all: Cells, _ group: [Int]) {
+            cells = group
             for j in group {
-                let f = cells.flash[j], a = cells.ambient[j]
+                let f = all.flash[j], a = all.ambient[j]
                 ff[0] += f.x * f.x; ff[1] += f.y * f.y; ff[2] += f.z * f.z
                 ff[3] += f.x * f.y; ff[4] += f.x * f.z; ff[5] += f.y * f.z
                 fa[0] += 2 * f.x * a.x; fa[1] += 2 * f.y * a.y; fa[2] += 2 * f.z * a.z
                 fa[3] += f.x * a.y + a.x * f.y; fa[4] += f.x * a.z + a.x * f.z; fa[5] += f.y * a.z + a.y * f.z
                 aa[0] += a.x * a.x; aa[1] += a.y * a.y; aa[2] += a.z * a.z
                 aa[3] += a.x * a.y; aa[4] += a.x * a.z; aa[5] += a.y * a.z
+                flashNoise += all.flashVariance[j]; ambientNoise += all.ambientVariance[j]
+                darkRoomSum += f - a; ambientSum += a
             }
         }
 
-        /// The group's −2 log-likelihood (up to a constant) at log₂ ρ′: `2n·log misfit(ρ′)`, the misfit
-        /// the sum of the two smaller eigenvalues of `Σ v vᵀ` (trace less the largest).
+        /// The group's −2 log-likelihood (up to a constant) at log₂ ρ′: `2n·log misfit(ρ′)`. The misfit
+        /// is the sum of the two smaller eigenvalues (trace less the largest) of `Σ v vᵀ` less its
+        /// noise part at ρ′, plus that part's share at ρ′ = 1: the noise adds `ρ′²·N_A` to every
+        /// direction, so uncorrected it makes a smaller ρ′ fit better wherever the surfaces say little
+        /// (under light near the flash's colour, 0.4–0.7 for 1 on a probe's renders); corrected, the
+        /// misfit's noise floor is one level at every ρ′ (two thirds of the trace at ρ′ = 1).
         func logLikelihood(_ l: Double) -> Double {
             let rho = exp2(l), rho2 = rho * rho
             var m = [Double](repeating: 0, count: 6)
             for k in 0..<6 { m[k] = ff[k] - rho * fa[k] + rho2 * aa[k] }
-            let misfit = (m[0] + m[1] + m[2]) - SurfaceColourRatio.largestEigenvalue(m[0], m[1], m[2], m[3], m[4], m[5])
-            return 2 * Double(count) * log(max(misfit, 1e-300))
+            let noise = flashNoise + rho2 * ambientNoise
+            m[0] -= noise.x; m[1] -= noise.y; m[2] -= noise.z
+            let floor = 2 * (flashNoise + ambientNoise).sum() / 3
+            let misfit = (m[0] + m[1] + m[2]) - SurfaceColourRatio.largestEigenvalue(m[0], m[1], m[2], m[3], m[4], m[5]) + floor
+            return 2 * Double(count) * log(max(misfit, floor * 1e-3, 1e-300))
+        }
+
+        /// The sine of the angle between the group's mean colours of D and of the ambient light: how
+        /// far apart the two lights are on this surface.
+        var lightsApart: Double {
+            let d = darkRoomSum, a = ambientSum
+            let cross = SIMD3(d.y * a.z - d.z * a.y, d.z * a.x - d.x * a.z, d.x * a.y - d.y * a.x)
+            return ((cross * cross).sum() / max(1e-300, (d * d).sum() * (a * a).sum())).squareRoot()
         }
 
         /// The group's log₂ ρ and its standard error: the minimum of its −2 log-likelihood on `grid`,
         /// refined by golden-section search between the grid's neighbours to under 10⁻⁵, and the
         /// error from the curvature there (the curve rises by 1 at one standard error), taken over a
-        /// step of at most half that error. Nil where the minimum lies at the grid's end (beyond the
-        /// searched range) or the curve is not convex there.
+        /// step of at most half that error. Nil where the lights are too alike on this surface
+        /// (`minimumLightsApart`), the minimum lies at the grid's end (beyond the searched range) or
+        /// the curve is not convex there.
         func reading(grid: [Double]) -> (value: Double, sigma: Double)? {
+            guard lightsApart >= SurfaceColourRatio.minimumLightsApart else { return nil }
             let curve = grid.map(logLikelihood)
             guard let i = SurfaceColourRatio.argmin(curve), i > 0, i < grid.count - 1 else { return nil }
             let l = GoldenSection.minimum(grid[i - 1], grid[i + 1], iterations: 24, logLikelihood)
