@@ -21,8 +21,11 @@ import Foundation
 ///   `chromaticityBin`) around them — their four neighbours', not their own (`Cells.groupBin`) —
 ///   one surface each, keeping only cells whose ambient colour is measured well within a bin
 ///   (`maximumAmbientNoise`), inside a surface, in groups of at least `minimumCells`;
+/// - cells stage 4c found something moved in are left out;
 /// - for each candidate ρ′ each group's vectors `v_i = F_i − ρ′·r_i·A_i` are fitted by one direction
-///   through the origin; the misfit is the sum of the two smaller eigenvalues of `Σ v_i v_iᵀ`;
+///   through the origin; the misfit is the sum of the two smaller eigenvalues of `Σ v_i v_iᵀ` less
+///   the noise models' part of it, which grows with ρ′² (`Moments.logLikelihood`);
+/// - a surface on which the two lights are too alike in colour is not read (`minimumLightsApart`);
 /// - each group's ρ is the minimum of its profile likelihood `2n·log misfit(ρ′)` (a Gaussian misfit
 ///   of unknown scale: a textured surface's curve is shallower), its standard error from the curve's
 ///   curvature there;
