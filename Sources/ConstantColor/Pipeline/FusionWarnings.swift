@@ -194,9 +194,10 @@ package enum FusionWarnings {
         let share = 1 / light.ambientScale[1]
         guard share >= uncheckedRatioAmbientShare else { return nil }
         let head = "warning: no ambient shadow edge was found to check the frames' exposure tags: the ambient light, about \(String(format: "%.0f", 100 * min(1, share))) % of the flash frame's, is subtracted at the ratio the exposure tags (or --flash-exposure / --ambient-exposure) give"
+        let counted = " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts)"
         let shadow = "a cast shadow of the ambient light in the frame lets the pair measure the ratio"
         guard let reading = ratio.surfaceColourRatio else {
-            return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and too few surfaces were large and even enough for their colours to check it. A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; " + shadow
+            return head + counted + ", and too few surfaces were large and even enough for their colours to check it. A tag that is not its capture's (another shutter time or ISO) leaves ambient light in the result, and the confidence cannot see it; " + shadow
         }
         let read = "\(String(format: "%.2f", reading.ratio * ratio.baseRatio))× the tags' (±\(String(format: "%.1f", 100 * reading.standardError / reading.ratio)) %, from \(reading.groupCount) surfaces)"
         if ratio.surfaceColourContradiction != nil {
@@ -204,7 +205,7 @@ package enum FusionWarnings {
         }
         let verdict = reading.standardError / reading.ratio < ratio.relativeUncertainty
             ? "agree with them: \(read)" : "do not contradict them, though they are less precise: \(read)"
-        return head + " (±\(String(format: "%.0f", 100 * ratio.relativeUncertainty)) %, which the confidence counts), and the surfaces' colours \(verdict). They tell a wrong tag only where the ambient light's colour is not the flash's; " + shadow
+        return head + counted + ", and the surfaces' colours \(verdict). They tell a wrong tag only where the ambient light's colour is not the flash's; " + shadow
     }
 
     /// The line for a flash frame that is the ambient frame scaled (`FlashLightPresence`), naming the

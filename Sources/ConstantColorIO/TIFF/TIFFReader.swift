@@ -185,13 +185,21 @@ public enum TIFFReader {
             UInt32(EXIFTAG_STANDARDOUTPUTSENSITIVITY): ("StandardOutputSensitivity", "LONG"),
             UInt32(EXIFTAG_RECOMMENDEDEXPOSUREINDEX): ("RecommendedExposureIndex", "LONG"), UInt32(EXIFTAG_ISOSPEED): ("ISOSpeed", "LONG"),
             UInt32(EXIFTAG_FOCALLENGTH): ("FocalLength", "RATIONAL")]
+        // Each tag of a directory read once (SensitivityType's resolution asks again), so its note is said once.
+        var read: [String: Double?] = [:]
         func number(_ tag: UInt32) -> Double? {
+            let key = "\(directory):\(tag)"
+            if let known = read[key] { return known }
+            let value = readNumber(tag)
+            read[key] = value
+            return value
+        }
+        func readNumber(_ tag: UInt32) -> Double? {
             let known = tagNames[tag] ?? (name: "tag \(tag)", type: "")
             let entry = TIFFRawDirectory.numericTag(UInt16(tag), of: tif, path: path)
             // A rational with a zero denominator has no value (libtiff reads 1/0 as 0): absent, and said.
             if let entry, entry.value == nil {
-                let note = "\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)"
-                if !entryNotes.contains(note) { entryNotes.append(note) }  // (a tag read twice is said once)
+                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)")
                 return nil
             }
             var value = 0.0
@@ -202,9 +210,9 @@ public enum TIFFReader {
                 // wherever it is stored, and its type is said.
                 guard let entry, let v = entry.value else { return nil }
                 recovered.insert(known.name)
-                let note = "\(known.name) in \(directory) is stored as \(entry.typeName)"
-                    + (known.type.isEmpty ? "" : " (EXIF 2.3 gives it \(known.type))") + ": its value " + String(format: "%.6g", v) + " is used"
-                if !entryNotes.contains(note) { entryNotes.append(note) }
+                entryNotes.append("\(known.name) in \(directory) is stored as \(entry.typeName)"
+                                  + (known.type.isEmpty ? "" : " (EXIF 2.3 gives it \(known.type))") + ": its value "
+                                  + String(format: "%.6g", v) + " is used")
                 return v
             }
             // A camera's RATIONAL (1/79 s, 18/10) as the exact quotient its entry stores, not

@@ -149,10 +149,8 @@ public struct SurfaceColourRatio: Sendable, Equatable {
                     // the ambient channels measured within a bin (by the noise model, not the value).
                     let relativeNoise = (va / (a * a)).max().squareRoot()
                     // (The halved pair's cell (x, y) holds the reduced pair's 2x…2x+1, 2y…2y+1.)
-                    let moved = excluded.map { e in
-                        [(2 * y) * reducedWidth + 2 * x, (2 * y) * reducedWidth + 2 * x + 1,
-                         (2 * y + 1) * reducedWidth + 2 * x, (2 * y + 1) * reducedWidth + 2 * x + 1].contains { e[$0] }
-                    } ?? false
+                    let corner = 2 * y * reducedWidth + 2 * x
+                    let moved = excluded.map { e in e[corner] || e[corner + 1] || e[corner + reducedWidth] || e[corner + reducedWidth + 1] } ?? false
                     let usable = !moved && pair.valid[j] && a.min() > 0 && f.min() > 0 && relativeNoise.isFinite
                         && relativeNoise <= SurfaceColourRatio.maximumAmbientNoise
                     measured.append(usable ? a : nil)
@@ -185,10 +183,9 @@ public struct SurfaceColourRatio: Sendable, Equatable {
             guard measured[j] != nil else { return nil }
             let x = j % width, y = j / width
             guard x > 0, y > 0, x < width - 1, y < height - 1 else { return nil }
-            let neighbours = [j - 1, j + 1, j - width, j + width].compactMap { measured[$0] }
-            guard neighbours.count == 4 else { return nil }
-            let b = Self.bin(neighbours.reduce(.zero, +))
-            for n in neighbours {
+            guard let l = measured[j - 1], let r = measured[j + 1], let u = measured[j - width], let d = measured[j + width] else { return nil }
+            let b = Self.bin(l + r + u + d)
+            for n in [l, r, u, d] {
                 let own = Self.bin(n)
                 guard abs(own.x - b.x) <= 1, abs(own.y - b.y) <= 1 else { return nil }
             }
@@ -208,7 +205,7 @@ public struct SurfaceColourRatio: Sendable, Equatable {
     /// zz, xy, xz, yz), from which `Σ v vᵀ` at any ρ′ is `FF − ρ′·FA + ρ′²·AA`, and the noise's part of
     /// it, `diag(N_F + ρ′²·N_A)` (the noise models' variances summed over the cells).
     struct Moments {
-        var ff = [Double](repeating: 0, count: 6), fa = [Double](repeating: 0, count: 6), aa = [Double](repeating: 0, count: 6)
+        var ff = SIMD8<Double>(), fa = SIMD8<Double>(), aa = SIMD8<Double>()  // (six of eight lanes used)
         var flashNoise = SIMD3<Double>(), ambientNoise = SIMD3<Double>()
         /// Σ (F − A) and Σ A: the group's mean colours of D (at the lines' ratio) and of the ambient light.
         var darkRoomSum = SIMD3<Double>(), ambientSum = SIMD3<Double>()
@@ -240,8 +237,7 @@ public struct SurfaceColourRatio: Sendable, Equatable {
         /// misfit's noise floor is one level at every ρ′ (two thirds of the trace at ρ′ = 1).
         func logLikelihood(_ l: Double) -> Double {
             let rho = exp2(l), rho2 = rho * rho
-            var m = [Double](repeating: 0, count: 6)
-            for k in 0..<6 { m[k] = ff[k] - rho * fa[k] + rho2 * aa[k] }
+            var m = ff - rho * fa + rho2 * aa
             let noise = flashNoise + rho2 * ambientNoise
             m[0] -= noise.x; m[1] -= noise.y; m[2] -= noise.z
             let floor = 2 * (flashNoise + ambientNoise).sum() / 3
