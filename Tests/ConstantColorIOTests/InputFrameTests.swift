@@ -31,6 +31,26 @@ struct InputFrameTests {
         #expect(overridden.frame.exposure == ExposureSettings(exposureTimeSeconds: 0.01, fNumber: 4, isoSpeed: 400))
     }
 
+    /// A frame cut by its last byte, inside the Software tag's value that ends `TIFFWriter`'s files:
+    /// libtiff drops the tag with a warning and the pixels are whole. The warning was dropped and the
+    /// damaged file passed without a word (a probe); it is said now.
+    @Test("a frame cut inside a tag's value: read whole, and said to be damaged")
+    func damagedTagIsSaid() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("cut.tif")
+        var options = TIFFWriteOptions(sampleType: .uint16, exposure: Self.exposure)
+        options.software = "a writer with a long name"
+        try TIFFWriter.write(TestImages.image(channels: 3, type: .uint16), to: path, options: options)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.removeLast()
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let loaded = try InputFrame.load(path: path, role: .flash, exposureOverride: nil, linearizeICC: false,
+                                         whiteLevel: (65535, "camera.json"))
+        #expect(loaded.frame.image == TestImages.image(channels: 3, type: .uint16))
+        #expect(loaded.warnings.contains { $0.hasPrefix("warning: \(path) is damaged (libtiff: ") && $0.contains("IO error") },
+                "\(loaded.warnings)")
+    }
+
     @Test("no exposure anywhere: refused naming the file, the missing tags and where to give them")
     func missingExposure() throws {
         let folder = try TemporaryFolder()

@@ -3,6 +3,7 @@ import ConstantColorIO
 import CTIFF
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("TIFF reader refuses bad input")
 struct TIFFBadInputTests {
@@ -125,10 +126,11 @@ struct TIFFBadInputTests {
 
     /// An 8 × 20 RGB 16-bit image written chunk by chunk with `write(tif, index, data)` (raw, as
     /// stored), with `tags` set besides the basic ones; `skip` chunks are never written (a sparse
-    /// file: libtiff leaves their offset and byte count 0). Tiles are 16 × 16 (the image is one tile
+    /// file: libtiff leaves their offset and byte count 0), `halved` chunks are written with the first
+    /// half of their bytes only (their byte counts say so). Tiles are 16 × 16 (the image is one tile
     /// wide, two high, and overhangs them), strips 4 rows. Returns the samples, interleaved.
     static func writeChunks(_ path: String, tiled: Bool, compression: UInt16 = UInt16(COMPRESSION_NONE),
-                            fillOrder: UInt16 = UInt16(FILLORDER_MSB2LSB), skip: Set<Int> = []) throws -> [UInt16] {
+                            fillOrder: UInt16 = UInt16(FILLORDER_MSB2LSB), skip: Set<Int> = [], halved: Set<Int> = []) throws -> [UInt16] {
         let width = 8, height = 20, rowsPerChunk = tiled ? 16 : 4
         let samples = (0..<(width * height * 3)).map { UInt16(truncatingIfNeeded: $0 &* 977 &+ 1234) }
         let tif = try #require(TIFFOpen(path, "w"))
@@ -161,6 +163,7 @@ struct TIFFBadInputTests {
                 data = Array(packed.prefix(Int(packedCount)))
             }
             if fillOrder == UInt16(FILLORDER_LSB2MSB) { TIFFReverseBits(&data, tmsize_t(data.count)) }
+            if halved.contains(chunk) { data = Array(data.prefix(data.count / 2)) }
             let written = tiled ? TIFFWriteRawTile(tif, UInt32(chunk), &data, tmsize_t(data.count))
                                 : TIFFWriteRawStrip(tif, UInt32(chunk), &data, tmsize_t(data.count))
             #expect(written == tmsize_t(data.count))
@@ -189,6 +192,88 @@ struct TIFFBadInputTests {
             return
         }
         #expect(p == sparse && detail.contains("\(tiled ? "tile" : "strip") 1 holds no data"), "\(detail)")
+    }
+
+    /// An uncompressed chunk whose byte count is half its pixels' bytes. libtiff replaces byte counts
+    /// that do not fit the image by its own estimate and reads on, and reads a short last chunk's
+    /// missing rows from whatever follows it (here the directory): a probe's frame so stored fused
+    /// `constantColor` with 32 rows shifted, and the last strip's rows came from the directory.
+    @Test("an uncompressed strip or tile whose byte count is short of its pixels is corrupt and named, first or last",
+          arguments: [(false, 0), (false, 4), (true, 0), (true, 1)])
+    func shortChunk(tiled: Bool, chunk: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("short.tif")
+        _ = try Self.writeChunks(path, tiled: tiled, halved: [chunk])
+        let error = readError(path)
+        guard case .corrupt(let p, let detail) = error else {
+            Issue.record("a short chunk must be corrupt, got \(String(describing: error))")
+            return
+        }
+        // Either libtiff found the counts unfit for the image (and would have guessed them), or the
+        // chunk's own count is short of its rows.
+        #expect(p == path && (detail.contains("byte counts (tags 279, 325) are missing or do not fit the image")
+                              || detail.contains("\(tiled ? "tile" : "strip") \(chunk) is stored as")), "\(detail)")
+    }
+
+    /// A byte count that runs past the end of the file (the last strip's, larger than what is left):
+    /// libtiff reads an uncompressed chunk's own size only, so the pixels came out whole and the
+    /// damaged file passed without a word.
+    @Test("a strip whose byte count runs past the end of the file is corrupt and named")
+    func byteCountPastTheEnd() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("long.tif")
+        _ = try Self.writeChunks(path, tiled: false)
+        // The last strip's StripByteCounts value (SHORT or LONG, at the offset tag 279 gives) made
+        // larger than the file.
+        let tif = try #require(TIFFOpen(path, "r"))
+        let offset = TIFFGetStrileOffset(tif, 4), count = TIFFGetStrileByteCount(tif, 4)
+        TIFFClose(tif)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let entry = try #require(TIFFBytes.entryOffsetOfFirstIFD(bytes, tag: 279))
+        let table = Int(UInt32(bytes[entry + 8]) | UInt32(bytes[entry + 9]) << 8 | UInt32(bytes[entry + 10]) << 16 | UInt32(bytes[entry + 11]) << 24)
+        let size = bytes[entry + 2] == 3 ? 2 : 4
+        let huge = size == 2 ? UInt32(60_000) : UInt32(count) + 1_000_000
+        #expect(Int(huge) > bytes.count)
+        for k in 0..<size { bytes[table + 4 * size + k] = UInt8(truncatingIfNeeded: huge >> (8 * UInt32(k))) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = readError(path)
+        guard case .corrupt(let p, let detail) = error else {
+            Issue.record("a byte count past the end must be corrupt, got \(String(describing: error))")
+            return
+        }
+        // (libtiff may find the count unfit for the image itself, and say so first.)
+        #expect(p == path && (detail.contains("strip 4 is cut short: the file holds \(bytes.count - Int(offset)) of its \(huge) stored bytes")
+                              || detail.contains("byte counts (tags 279, 325) are missing or do not fit the image")), "\(detail)")
+    }
+
+    /// A file cut inside a tag's value (the last bytes libtiff wrote, the Software string's): libtiff
+    /// drops the tag with a warning and the pixels are whole; the warning is kept for the caller
+    /// (`InputFrame` says it), where before it was dropped and the damaged file passed without a word.
+    @Test("a file cut inside a tag's value keeps libtiff's IO-error warning, and its pixels")
+    func cutInsideATag() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("cut.tif")
+        let tif = try #require(TIFFOpen(path, "w"))
+        for (tag, value) in [(TIFFTAG_IMAGEWIDTH, 2), (TIFFTAG_IMAGELENGTH, 2), (TIFFTAG_ROWSPERSTRIP, 2)] {
+            _ = cc_tiff_set_u32(tif, UInt32(tag), UInt32(value))
+        }
+        for (tag, value) in [(TIFFTAG_BITSPERSAMPLE, 8), (TIFFTAG_SAMPLESPERPIXEL, 1), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))] {
+            _ = cc_tiff_set_u16(tif, UInt32(tag), UInt16(value))
+        }
+        _ = cc_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "a writer with a long name")
+        var data: [UInt8] = [1, 2, 3, 4]
+        #expect(TIFFWriteRawStrip(tif, 0, &data, 4) == 4)
+        TIFFClose(tif)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let entry = try #require(TIFFBytes.entryOffsetOfFirstIFD(bytes, tag: 305))
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        // The string's bytes end the file (libtiff writes the directory last, its values after it).
+        try #require(u32(entry + 8) + u32(entry + 4) == bytes.count, "the Software string does not end the file")
+        bytes.removeLast()
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try TIFFReader.read(path: path)
+        #expect(decoded.image.samples == [1, 2, 3, 4])
+        #expect(decoded.warnings.contains { $0.contains("IO error") && $0.contains("Software") }, "\(decoded.warnings)")
     }
 
     @Test("Deflate data stored with FillOrder 2 (bits reversed in each byte) reads as written, its checksum tested on the restored bytes")

@@ -282,6 +282,28 @@ struct TIFFExposureTests {
         }
     }
 
+    /// An exposure tag stored twice in one directory with different values (a hand-edited or damaged
+    /// file): libtiff keeps the last entry without a word, so the exposure used depended on the
+    /// entries' order (a probe: 1/80 then 1/100 s read 0.01 s, the other order 0.0125 s, and fused).
+    /// Neither is used, and the note says why; the same value twice is no ambiguity.
+    @Test("an exposure tag stored twice with different values is used neither way, and said; twice the same value is used")
+    func duplicateExposureTags() throws {
+        let folder = try TemporaryFolder()
+        for (first, second) in [(80, 100), (100, 80)] {
+            let decoded = try Self.tinyFileWithIFD0Tags(folder, "dup\(first).tif", [
+                HandmadeTIFF.rational(33434, 1, UInt32(first)), HandmadeTIFF.rational(33434, 1, UInt32(second)),
+                HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.long(34855, [100])])
+            #expect(decoded.exposure.exposureTimeSeconds == nil, "\(decoded.exposure)")
+            #expect(decoded.exposure.fNumber == 4 && decoded.exposure.isoSpeed == 100)
+            #expect(decoded.exposure.notes.contains { $0.contains("ExposureTime appears 2 times in IFD0 with different values") },
+                    "\(decoded.exposure.notes)")
+        }
+        let same = try Self.tinyFileWithIFD0Tags(folder, "same.tif", [
+            HandmadeTIFF.rational(33434, 1, 80), HandmadeTIFF.rational(33434, 1, 80),
+            HandmadeTIFF.rational(33437, 4, 1), HandmadeTIFF.long(34855, [100])])
+        #expect(same.exposure.exposureTimeSeconds == 1.0 / 80 && same.exposure.notes.isEmpty, "\(same.exposure)")
+    }
+
     @Test("IFD0 tags of other TIFF types are read: RATIONAL, DOUBLE, LONG")
     func ifd0OtherTypes() throws {
         let folder = try TemporaryFolder()

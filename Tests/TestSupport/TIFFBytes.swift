@@ -15,4 +15,13 @@ public enum TIFFBytes {
         }
         return false
     }
+
+    /// The byte offset of the entry of `tag` in the first directory of a little-endian classic TIFF
+    /// (its 12 bytes: tag, type, count, value or offset); nil when the directory holds none.
+    public static func entryOffsetOfFirstIFD(_ bytes: [UInt8], tag: UInt16) -> Int? {
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        let directory = u16(4) | u16(6) << 16
+        for k in 0..<u16(directory) where u16(directory + 2 + 12 * k) == Int(tag) { return directory + 2 + 12 * k }
+        return nil
+    }
 }

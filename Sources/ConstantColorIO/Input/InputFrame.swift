@@ -103,6 +103,11 @@ public struct InputFrame: Sendable {
             let share = Double(clear.count) / Double(max(1, decoded.image.pixelCount))
             throw InputFrameError(file: path, problem: "its alpha channel marks \(clear.count) pixels (\(String(format: "%.2g", 100 * share)) %, the first at x \(clear.firstX), y \(clear.firstY)) as not fully covered: pixels without data or blended ones (an alignment or stitching tool's border?) hold no measurement; crop both frames to the area every pixel of which was captured, or save them without alpha")
         }
+        // libtiff read past an I/O error in the directory (a file cut short, or damaged): the tag
+        // it names is lost; the pixels were checked in full as they were read.
+        for damage in decoded.warnings where damage.contains("IO error") {
+            warnings.append("warning: \(path) is damaged (libtiff: \(damage)); its pixels were read in full")
+        }
         if decoded.imageCount > 1 {
             warnings.append("warning: \(path) holds \(decoded.imageCount) images; the first (\(decoded.image.width)x\(decoded.image.height)) is read, the others are ignored")
         }

@@ -1,4 +1,5 @@
 import CTIFF
+import Foundation
 
 /// The sample types this package reads and writes.
 enum TIFFSampleKind: Sendable, Equatable {
@@ -70,6 +71,8 @@ struct TIFFLayout: Sendable {
     /// Deflate (8 or 32946): each chunk is a zlib stream whose Adler-32 the decoder checks
     /// (`cc_tiff_deflate_chunk_is_intact`).
     let isDeflate: Bool
+    /// Whether the chunks are stored uncompressed (Compression 1): each then holds its rows' bytes.
+    let isUncompressed: Bool
     /// The index of an RGB file's unassociated alpha sample (ExtraSamples 2), whose coverage the
     /// decoder counts (`TransparentPixels`); nil where there is none.
     let alphaSample: Int?
@@ -110,6 +113,27 @@ struct TIFFLayout: Sendable {
         }
         guard width * height <= maximumPixelCount else {
             throw .tooLarge(path: path, width: width, height: height, limit: maximumPixelCount)
+        }
+
+        // Where the directory's StripByteCounts or TileByteCounts are missing or do not fit the image,
+        // libtiff replaces them by its own estimate from the image's size and reads on: an
+        // uncompressed strip declared (and stored) at half its size was read into the next strip's
+        // bytes, and a probe's pair fused `constantColor` with 32 rows shifted. The stored chunks'
+        // sizes are unknown, so the file is refused — unless the estimate runs past the file's end:
+        // then the file is cut short, which reading the chunk says more precisely (how many of its
+        // bytes the file holds).
+        if let guessed = handle.messages.warningList.first(where: { $0.contains("calculating from imagelength") }) {
+            var status = stat()
+            let fileSize = fstat(TIFFFileno(tif), &status) == 0 ? UInt64(status.st_size) : UInt64.max
+            let chunks = TIFFIsTiled(tif) != 0 ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif)
+            let fits = (0..<chunks).allSatisfy { k in
+                let offset = TIFFGetStrileOffset(tif, k), count = TIFFGetStrileByteCount(tif, k)
+                return offset <= fileSize && count <= fileSize - offset
+            }
+            if fits {
+                throw .corrupt(path: path, detail: "its strip or tile byte counts (tags 279, 325) are missing or do not fit the image, "
+                               + "so where each chunk's pixels end is unknown (libtiff: \(guessed))")
+            }
         }
 
         var compression: UInt16 = 1
@@ -265,6 +289,7 @@ struct TIFFLayout: Sendable {
         self.chunkByteCount = chunkByteCount
         self.orientation = Int(orientation)
         isDeflate = compression == 8 || compression == 32946
+        isUncompressed = compression == 1
     }
 
     /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.

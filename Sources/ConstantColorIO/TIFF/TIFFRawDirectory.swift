@@ -36,7 +36,18 @@ enum TIFFRawDirectory {
     /// LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE). Nil when the tag is
     /// absent, unreadable or not numeric.
     static func numericTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Number? {
-        guard let e = firstValue(tag, of: tif, path: path) else { return nil }
+        firstValue(tag, of: tif, path: path).flatMap(number)
+    }
+
+    /// The first value of every entry of `tag` in the current directory, in the directory's order
+    /// (TIFF 6.0 allows one; a damaged or hand-edited file may hold more, and libtiff keeps the
+    /// last without a word); entries that are unreadable or not numeric are left out.
+    static func numericTags(_ tag: UInt16, of tif: OpaquePointer, path: String) -> [Number] {
+        values(tag, of: tif, path: path).compactMap(number)
+    }
+
+    /// An entry's first value as a `Number` (nil: not a numeric type).
+    static func number(_ e: Value) -> Number? {
         func signed(_ size: Int) -> Int64 {
             let v = e.integer(0, size), shift = UInt64(64 - 8 * size)
             return Int64(bitPattern: v << shift) >> Int64(shift)
@@ -85,9 +96,16 @@ enum TIFFRawDirectory {
     /// The bytes of the first value of `tag` in the current directory (inline in the entry where
     /// they fit, else at the offset the entry gives); nil when absent, of an unknown type, or unreadable.
     static func firstValue(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Value? {
+        values(tag, of: tif, path: path, limit: 1).first
+    }
+
+    /// The first value of each entry of `tag` in the current directory, up to `limit` entries
+    /// (`firstValue`'s reading); an entry of an unknown type or unreadable ends the list.
+    static func values(_ tag: UInt16, of tif: OpaquePointer, path: String, limit: Int = .max) -> [Value] {
+        var found: [Value] = []
         let offset = TIFFCurrentDirOffset(tif)
         let bigEndian = TIFFIsBigEndian(tif) != 0, big = TIFFIsBigTIFF(tif) != 0
-        guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return [] }
         defer { try? handle.close() }
         func integer(_ bytes: Data, _ at: Int, _ size: Int) -> UInt64 { Self.integer(bytes, at, size, bigEndian: bigEndian) }
         // Bytes of one value of each TIFF type (TIFF 6.0 section 2, BigTIFF's 16–18).
@@ -95,26 +113,27 @@ enum TIFFRawDirectory {
         do {
             try handle.seek(toOffset: offset)
             let countSize = big ? 8 : 2, entrySize = big ? 20 : 12, fieldSize = big ? 8 : 4
-            guard let countBytes = try handle.read(upToCount: countSize), countBytes.count == countSize else { return nil }
+            guard let countBytes = try handle.read(upToCount: countSize), countBytes.count == countSize else { return [] }
             let count = Int(min(integer(countBytes, 0, countSize), 65_535))
-            guard let entries = try handle.read(upToCount: count * entrySize), entries.count == count * entrySize else { return nil }
-            for e in 0..<count {
+            guard let entries = try handle.read(upToCount: count * entrySize), entries.count == count * entrySize else { return [] }
+            for e in 0..<count where found.count < limit {
                 let base = e * entrySize
                 guard UInt16(integer(entries, base, 2)) == tag else { continue }
                 let type = integer(entries, base + 2, 2), valueCount = integer(entries, base + 4, big ? 8 : 4)
-                guard valueCount >= 1, let size = sizes[type] else { return nil }
+                guard valueCount >= 1, let size = sizes[type] else { return found }
                 let field = base + (big ? 12 : 8)  // the value field: left-justified when it fits
                 if fitsInEntry(valueSize: size, count: valueCount, fieldSize: fieldSize) {
-                    return Value(type: type, bytes: entries.subdata(in: (entries.startIndex + field)..<(entries.startIndex + field + size)),
-                                 bigEndian: bigEndian)
+                    found.append(Value(type: type, bytes: entries.subdata(in: (entries.startIndex + field)..<(entries.startIndex + field + size)),
+                                       bigEndian: bigEndian))
+                    continue
                 }
                 try handle.seek(toOffset: integer(entries, field, fieldSize))
-                guard let bytes = try handle.read(upToCount: size), bytes.count == size else { return nil }
-                return Value(type: type, bytes: bytes, bigEndian: bigEndian)
+                guard let bytes = try handle.read(upToCount: size), bytes.count == size else { return found }
+                found.append(Value(type: type, bytes: bytes, bigEndian: bigEndian))
             }
         } catch {
-            return nil
+            return found
         }
-        return nil
+        return found
     }
 }

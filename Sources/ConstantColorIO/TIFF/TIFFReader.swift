@@ -196,7 +196,15 @@ public enum TIFFReader {
         }
         func readNumber(_ tag: UInt32) -> Double? {
             let known = tagNames[tag] ?? (name: "tag \(tag)", type: "")
-            let entry = TIFFRawDirectory.numericTag(UInt16(tag), of: tif, path: path)
+            let entries = TIFFRawDirectory.numericTags(UInt16(tag), of: tif, path: path)
+            let entry = entries.first
+            // A tag stored twice with different values (TIFF 6.0 allows one entry; libtiff keeps the
+            // last without a word): which is the capture's is unknown, so neither is used, and said.
+            if Set(entries.map(\.value)).count > 1 {
+                let values = entries.map { $0.value.map { String(format: "%.6g", $0) } ?? "no value" }.joined(separator: ", ")
+                entryNotes.append("\(known.name) appears \(entries.count) times in \(directory) with different values (\(values)): none is used")
+                return nil
+            }
             // A rational with a zero denominator has no value (libtiff reads 1/0 as 0): absent, and said.
             if let entry, entry.value == nil {
                 entryNotes.append("\(known.name) in \(directory) is stored as \(entry.numerator)/0, which has no value (a zero denominator)")
@@ -397,6 +405,8 @@ public enum TIFFReader {
         let channelsPerChunk = layout.isPlanarSeparate ? 1 : layout.outputChannelCount
         let errorsBefore = handle.messages.errorCount
         let source = chunk.assumingMemoryBound(to: T.self)
+        var status = stat()
+        let fileSize: UInt64? = fstat(TIFFFileno(tif), &status) == 0 ? UInt64(status.st_size) : nil
 
         func failure(_ what: String, _ index: UInt32, got: Int, expected: Int) -> TIFFError {
             let libtiff = handle.messages.errors
@@ -429,8 +439,25 @@ public enum TIFFReader {
             // A chunk stored with no bytes (offset and byte count 0: a "sparse" file's missing chunk,
             // TIFF 6.0 leaves it undefined) has no pixels to read: libtiff reads an uncompressed one
             // from offset 0, the file's header, without an error.
-            guard TIFFGetStrileByteCount(tif, index) > 0 else {
+            let byteCount = TIFFGetStrileByteCount(tif, index)
+            guard byteCount > 0 else {
                 return .corrupt(path: path, detail: "\(what) \(index) holds no data (its byte count is 0): its pixels are missing from the file")
+            }
+            // A chunk whose stored bytes run past the end of the file: the file is truncated (or its
+            // directory damaged), though an uncompressed chunk's pixels may all be there (libtiff
+            // reads only the chunk's size of them, and said nothing).
+            let offset = TIFFGetStrileOffset(tif, index)
+            if let fileSize, offset >= fileSize {
+                return .corrupt(path: path, detail: "\(what) \(index) starts at offset \(offset), past the end of the \(fileSize)-byte file (the file is truncated)")
+            }
+            if let fileSize, byteCount > fileSize - offset {
+                return .corrupt(path: path, detail: "\(what) \(index) is cut short: the file holds \(fileSize - offset) of its \(byteCount) stored bytes (the file is truncated)")
+            }
+            // An uncompressed chunk holds its rows' bytes: one declared shorter ends inside them, and
+            // libtiff (whose estimate replaces only counts that do not fit the image as a whole) reads
+            // the rest from whatever follows.
+            if layout.isUncompressed, byteCount < UInt64(expected) {
+                return .corrupt(path: path, detail: "\(what) \(index) is stored as \(byteCount) bytes, but its uncompressed pixels take \(expected)")
             }
             let got = Int(what == "strip" ? TIFFReadEncodedStrip(tif, index, chunk, tmsize_t(layout.chunkByteCount))
                                           : TIFFReadEncodedTile(tif, index, chunk, tmsize_t(layout.chunkByteCount)))
