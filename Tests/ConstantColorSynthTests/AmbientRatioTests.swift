@@ -171,6 +171,30 @@ struct AmbientRatioTests {
         }
     }
 
+    /// A 10 lux 2700 K lamp without a cast shadow, EXIF right: borders between materials whose
+    /// channels' g agree by chance lie beyond the range in numbers, far above it (a probe's render:
+    /// 123 profiles put r₀ at 21.8× EXIF's; five seeds 18.5–21.8×), and before session 50 they were
+    /// read as EXIF far off: `fallback` at 0.01–0.04 where EXIF was right and the colours too. Their
+    /// ambient channels do not change in proportion, as across a shadow on one material, so they
+    /// are left out (and counted); EXIF's ratio stands and the pair is `constantColor`.
+    @Test("a 10 lux lamp without a cast shadow, EXIF right: borders between materials are not read as EXIF far off")
+    func bordersAreNotEXIFFarOff() throws {
+        let c = SynthCondition(name: "no-shadow-10lux", description: "10 lux 2700 K, no cast shadow",
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 10, placement: .uniform)],
+                               shadow: false)
+        let (result, _) = try Self.fuse(c, width: 600, height: 400, seed: 1)
+        let e = result.ambientRatio
+        print(String(format: "10 lux 2700 K, no shadow, EXIF right: beyond the range %@ (%d profiles), borders left out %d, uncertainty %.3f, centre-weighted confidence %.3f, %@",
+                     e.edgeRatioBeyondRange.map { String(format: "%.2f", $0) } ?? "-", e.edgeSampleCountBeyondRange,
+                     e.edgeSampleCountBeyondRangeAtMaterialBorders, e.relativeUncertainty, result.report.centerWeightedMeanConfidence,
+                     result.report.decision.rawValue))
+        #expect(e.edgeRatioBeyondRange == nil && e.edgeSampleCountBeyondRange == 0)
+        #expect(e.edgeSampleCountBeyondRangeAtMaterialBorders >= IlluminationEdgeRatio.minimumSamples)
+        #expect(result.report.exposure.ambientRatio?.edgeSampleCountBeyondRangeAtMaterialBorders == e.edgeSampleCountBeyondRangeAtMaterialBorders)
+        #expect(abs(e.relativeUncertainty - Double(Confidence.defaultExposureRatioUncertainty)) < 1e-6)
+        #expect(result.report.decision == .constantColor)
+    }
+
     /// At 10 lux each illumination-edge profile reads r₀ to 30–45 %. Cut at the searched range one by
     /// one, their distribution was truncated about EXIF's 1 and r₀ came out pulled toward it, by two
     /// thirds of the deviation (EXIF 25 % high or low: 0.92–0.96 for 0.80, 1.01–1.02 for 1.25, at

@@ -240,6 +240,10 @@ public struct FusionReport: Sendable, Codable {
         /// r₀ where the illumination edges put it beyond the searched range
         /// (`AmbientRatioEstimate.edgeRatioBeyondRange`: EXIF far off), and the profiles beyond it.
         public var edgeRatioBeyondRange: Double?, edgeSampleCountBeyondRange: Int
+        /// The profiles beyond the range left out of `edgeRatioBeyondRange` as borders between
+        /// materials (`AmbientRatioEstimate.edgeSampleCountBeyondRangeAtMaterialBorders`; absent in
+        /// reports written before they were).
+        public var edgeSampleCountBeyondRangeAtMaterialBorders: Int?
         /// The factor on each ambient channel's ratio [r, g, b] (1, 1, 1 but where the frames'
         /// channels are on different scales: `AmbientRatioEstimate.channelScale`), and the one the
         /// edges measured, applied or not (absent: too few edges).
@@ -318,6 +322,7 @@ public struct FusionReport: Sendable, Codable {
             edgeMisfitScale = r.edgeMisfitScale
             ambientBlurVariancePixels2 = r.ambientBlurVariance.map { [$0.x, $0.y] }
             edgeRatioBeyondRange = r.edgeRatioBeyondRange; edgeSampleCountBeyondRange = r.edgeSampleCountBeyondRange
+            edgeSampleCountBeyondRangeAtMaterialBorders = r.edgeSampleCountBeyondRangeAtMaterialBorders
             channelScale = [r.channelScale.x, r.channelScale.y, r.channelScale.z]
             measuredChannelScale = r.measuredChannelScale.map { [$0.x, $0.y, $0.z] }
             coarseChannelScale = r.coarseChannelScale.map { [$0.x, $0.y, $0.z] }

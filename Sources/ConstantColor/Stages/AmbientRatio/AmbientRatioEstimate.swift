@@ -86,6 +86,10 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
     public var edgeRatioBeyondRange: Double? = nil
     /// The number of profiles beyond the range (0 with `edgeRatioBeyondRange` nil).
     public var edgeSampleCountBeyondRange = 0
+    /// The profiles beyond the range, read as illumination edges by their own g, left out of
+    /// `edgeRatioBeyondRange` as borders between materials: their ambient channels did not change
+    /// in proportion (`IlluminationEdgeRatio.ambientChangesInProportion`).
+    public var edgeSampleCountBeyondRangeAtMaterialBorders = 0
     /// Whether `edgeRatioBeyondRange` comes from shadow edges the flash frame holds far weaker
     /// (`IlluminationEdgeRatio.vanishedEdges`: the ambient light dimmed between the frames?).
     public var edgeRatioBeyondRangeFromVanishedEdges = false
@@ -259,6 +263,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
         m.edgeRatioBeyondRange = measured.edgeRatioBeyondRange
         m.edgeSampleCountBeyondRange = measured.edgeSampleCountBeyondRange
         m.edgeRatioBeyondRangeFromVanishedEdges = measured.edgeRatioBeyondRangeFromVanishedEdges
+        m.edgeSampleCountBeyondRangeAtMaterialBorders = measured.edgeSampleCountBeyondRangeAtMaterialBorders
         var variance = uncertainty * uncertainty
         if let far = measured.edgeRatioBeyondRange {
             variance = max(variance, (far - 1) * (far - 1))
@@ -432,7 +437,7 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
             + (bandExcess ?? 0) + (channelExcess ?? 0) + (unchecked ?? 0)).squareRoot()
         // The blur per axis of the frame (this pair's are exchanged when it was turned).
         let frameBlur = readout == .rows ? 2 * k2 * blur : 2 * k2 * SIMD2(blur.y, blur.x)
-        return AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, lineRatios: lines,
+        var estimate = AmbientRatioEstimate(baseRatio: base, source: edges == nil ? .metadata : .illuminationEdges, banding: bandFit.components, lineRatios: lines,
                                     relativeUncertainty: sigma, edgeSampleCount: edges?.sampleCount ?? 0,
                                     edgeRatio: edges?.ratio, edgeRelativeUncertainty: edges.map { $0.standardError / $0.ratio },
                                     edgeWeight: weight, edgeMisfitScale: edges?.misfitScale
@@ -457,6 +462,8 @@ public struct AmbientRatioEstimate: Sendable, Equatable {
                                     edgeLineOrientationSeparation: orientation?.separation,
                                     edgeAcrossLinesRefused: orientation?.acrossRefused ?? false,
                                     uncheckedAcrossLinesVariance: unchecked)
+        estimate.edgeSampleCountBeyondRangeAtMaterialBorders = edgeMeasurement.bordersBeyondRange
+        return estimate
     }
 
     /// The relative variance to count where the edges' r₀ comes from profiles across the lines of the

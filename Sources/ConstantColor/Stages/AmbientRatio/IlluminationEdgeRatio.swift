@@ -109,9 +109,12 @@ enum IlluminationEdgeRatio {
     /// `coarseChannelScale`: the same from profiles up to `coarseChannelScaleProfileError` (nil where `channelScale` is measured).
     /// `misfitScale`: the profiles' median misfit over its noise-model median (`Result.misfitScale`),
     /// also where only edges beyond the range were found (nil: no profile).
+    /// `bordersBeyondRange`: the profiles beyond the range, read as illumination edges by their own g,
+    /// that were left out of `beyondRange` because their ambient channels did not change in
+    /// proportion (borders between materials).
     struct Measurement { var result: Result?, beyondRange: BeyondRange?, channelScale: ChannelScale? = nil,
                          coarseChannelScale: ChannelScale? = nil, channelAgreement: ChannelAgreement? = nil,
-                         misfitScale: Double? = nil, lines: LineOrientation? = nil }
+                         misfitScale: Double? = nil, lines: LineOrientation? = nil, bordersBeyondRange = 0 }
 
     /// r₀ from the profiles that run along the lines of the readout (the pair's rows: within one line,
     /// each frame's exposure is one) and from those across them, and whether the latter were left out
@@ -234,28 +237,50 @@ enum IlluminationEdgeRatio {
         var fromVanishedEdges = false
     }
 
-    /// Whether the ambient frame's channels change in proportion along a profile: red's and blue's
-    /// relative change (`relative`: three channels' detrended A over A at the centre, one after the
-    /// other; `variance`: each one's noise variance) follow green's within `ambientProportionTolerance`
-    /// of green's change, after the noise's expected share (n − 2 degrees of freedom per channel and
-    /// pair) is taken off. Across one light's shadow on one material every channel is the lit value
-    /// times one shading; across a border between materials (an object that moved between the
-    /// frames) the channels change by their own reflectances' ratios.
-    static func ambientChangesInProportion(_ relative: [Double], variance: SIMD3<Double>) -> Bool {
+    /// Whether the ambient frame's channels change in proportion along a profile: each measured
+    /// channel's relative change (`relative`: three channels' detrended A over A at the centre, one
+    /// after the other; `variance`: each one's noise variance) follows the reference channel's (green,
+    /// or the first measured where green was not) within `ambientProportionTolerance` of the
+    /// reference's change, after the noise's share is taken off at its 99 % point (χ² with n − 2
+    /// degrees of freedom per channel compared, `chiSquare99`): a profile is a border only where it
+    /// departs beyond the tolerance whatever its noise. (Taken off at its mean, as before session 50,
+    /// a quarter of the noisiest shadow edges failed.) `measured`: the channels' weights in the
+    /// profile's fit (0: the ambient light's bend in that channel was too weak to fit, and its
+    /// relative change is noise). Across one light's shadow on one material every channel is the
+    /// lit value times one shading; across a border between materials (an object that moved
+    /// between the frames, or two surfaces whose g agree by chance) the channels change by their own
+    /// reflectances' ratios.
+    static func ambientChangesInProportion(_ relative: [Double], variance: SIMD3<Double>,
+                                           measured: SIMD3<Double> = SIMD3(1, 1, 1)) -> Bool {
         let n = relative.count / 3
-        var green = 0.0, mismatch = 0.0
-        for k in 0..<n {
-            let gk = relative[n + k]
-            green += gk * gk
-            mismatch += (relative[k] - gk) * (relative[k] - gk) + (relative[2 * n + k] - gk) * (relative[2 * n + k] - gk)
+        let reference = measured.y > 0 ? 1 : (measured.x > 0 ? 0 : 2)
+        var scale = 0.0, mismatch = 0.0, noise = 0.0, compared = 0
+        for k in 0..<n { scale += relative[reference * n + k] * relative[reference * n + k] }
+        for c in 0..<3 where c != reference && measured[c] > 0 {
+            compared += 1
+            noise += variance[c] + variance[reference]
+            for k in 0..<n {
+                let d = relative[c * n + k] - relative[reference * n + k]
+                mismatch += d * d
+            }
         }
-        mismatch -= Double(n - 2) * (variance.x + variance.z + 2 * variance.y)
-        return mismatch < ambientProportionTolerance * ambientProportionTolerance * 2 * green
+        guard compared > 0 else { return false }
+        let degrees = Double((n - 2) * compared)
+        mismatch -= Double(n - 2) * noise * chiSquare99(degreesOfFreedom: degrees) / degrees
+        return mismatch < ambientProportionTolerance * ambientProportionTolerance * Double(compared) * scale
     }
 
-    /// How far red's and blue's relative change along a profile may depart from green's, as a share
-    /// of green's (RMS over the profile): 0.2. A moved red square's border on a grey ground departs
-    /// by more than its whole change; a shadow's penumbra under one light by its blur and noise.
+    /// The 99 % point of χ² with `k` degrees of freedom, by Wilson & Hilferty's cube-root normal
+    /// approximation (PNAS 17, 1931): 21.7 for 9 and 34.8 for 18 (tables: 21.67, 34.81).
+    static func chiSquare99(degreesOfFreedom k: Double) -> Double {
+        let v = 2 / (9 * k)
+        return k * pow(1 - v + 2.326_348 * v.squareRoot(), 3)
+    }
+
+    /// How far a channel's relative change along a profile may depart from the reference channel's
+    /// (green's, `ambientChangesInProportion`), as a share of the reference's (RMS over the profile):
+    /// 0.2. A moved red square's border on a grey ground departs by more than its whole change; a
+    /// shadow's penumbra under one light by its blur and noise.
     static let ambientProportionTolerance = 0.2
 
     /// Where no profile measured r₀ within `plausibleRatios` but at least `minimumSamples` read as
@@ -457,7 +482,7 @@ enum IlluminationEdgeRatio {
                                                             bend: bends, alongLine: horizontal))
                 }
                 guard chi < Self.channelAgreementLimit(channels: used) else { continue }
-                let inProportion = used == 3 && Self.ambientChangesInProportion(relativeAmbient, variance: relativeAmbientVariance)
+                let inProportion = Self.ambientChangesInProportion(relativeAmbient, variance: relativeAmbientVariance, measured: ws)
                 let profile = EdgeProfile(gs: gs, weights: ws, q: q, misfit: misfit, row: y, of: h, alongLine: horizontal,
                                           ambientInProportion: inProportion)
                 if withinRange(profile) { candidates.append(profile) } else { beyond.append(profile) }
@@ -555,10 +580,15 @@ enum IlluminationEdgeRatio {
         // frame does not have — an object that moved — not an exposure): their robust
         // location (not truncated at the range, so noise alone leaves it inside). When it lies
         // beyond the range by more than three standard errors, EXIF is off by more than the search
-        // allows.
-        let illuminationLike = (explained + explainedBeyond).filter {
+        // allows. Only profiles whose ambient channels change in proportion count, as for
+        // `vanishedEdges`: borders between materials whose channels' g agree by chance lie anywhere,
+        // and in numbers at low light (a 10 lux 2700 K scene without shadows, EXIF right: 123 such
+        // profiles put r₀ at 21.8× EXIF's, `fallback` at 0.039 where the colours were right).
+        let plausible = (explained + explainedBeyond).filter {
             readsAsIlluminationEdge(g: $0.g, sigma: $0.sigma, q: $0.q) && plausibleRatios.contains($0.g)
         }
+        let illuminationLike = plausible.filter(\.ambientInProportion)
+        let bordersBeyond = plausible.filter { !$0.ambientInProportion && !range.contains($0.g) }.count
         var beyondRange: BeyondRange? = nil
         let beyondCount = illuminationLike.filter { !range.contains($0.g) }.count
         if beyondCount >= minimumSamples, let l = robustLocation(illuminationLike.map { ($0.g, $0.sigma) }), !range.contains(l.centre),
@@ -567,7 +597,7 @@ enum IlluminationEdgeRatio {
         }
         if result == nil && beyondRange == nil { beyondRange = vanishedEdges(explained + explainedBeyond) }
         return Measurement(result: result, beyondRange: beyondRange, channelScale: channelScale, coarseChannelScale: coarseChannelScale,
-                           channelAgreement: channelAgreement, misfitScale: misfitScale)
+                           channelAgreement: channelAgreement, misfitScale: misfitScale, bordersBeyondRange: bordersBeyond)
     }
 
     /// The largest relative standard error of any channel's g in a profile `channelScale` uses. A
