@@ -530,6 +530,31 @@ struct AmbientRatioTests {
         #expect(abs(e.meanRatio / truth[0] - 1) < 0.01)
     }
 
+    /// A 2700 K lamp without a cast shadow, on the Sigma, EXIF right, the frames' light unchanged: the
+    /// borders between materials that pass green's edge test read each channel's own ratio, and
+    /// before session 50 only 5–18 % of them "agreed": a colour change of the ambient light was read
+    /// (red and blue 34–152 % off) and the confidence was 0.000 on three seeds where the colours
+    /// were right. Across a border the ambient frame's channels do not change in proportion, so
+    /// such profiles say nothing of the channels' ratios: no change is read (confidence 0.72).
+    @Test("a warm lamp without a cast shadow, Sigma: borders between materials are no colour change of the ambient light")
+    func bordersAreNoColourChange() throws {
+        let c = SynthCondition(name: "no-shadow", description: "200 lux 2700 K, no cast shadow",
+                               lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 200, placement: .uniform)],
+                               shadow: false)
+        let renderer = SceneRenderer(library: Self.lib, camera: SynthCamera(name: "Sigma SDMerill (NPL)", sensitivity: try Self.lib.camera(file: SpectralLibrary.File.sigmaSDMerill)),
+                                     flash: try Self.lib.distribution(file: SpectralLibrary.File.ledB4))
+        let (result, _) = try Self.fuse(
+            c, width: 600, height: 400, seed: 1, camera: try CameraProfile(path: Fixture.root + "/calibration/synthetic-sigma-sdmerill.camera.json"),
+            renderer: renderer, flash: try FlashProfile(path: Fixture.root + "/calibration/synthetic-led-b4.flash.json"))
+        let e = result.ambientRatio
+        print(String(format: "2700 K, no shadow, Sigma: agreement %@, colour change %@, centre-weighted confidence %.3f",
+                     "\(e.edgeChannelAgreement.map { String(format: "%.3f", $0) } ?? "-")", "\(e.ambientColourChangeError.map { "\($0)" } ?? "-")",
+                     result.report.centerWeightedMeanConfidence))
+        #expect(e.ambientColourChangeError == nil)
+        #expect(e.channelScale == SIMD3(1, 1, 1))
+        #expect(result.report.centerWeightedMeanConfidence > 0.5)
+    }
+
     /// The same light on the Nikon with the ambient frame's blue developed at 0.625 of the flash
     /// frame's (blue × 1.6 between the frames): the shadow edges measure the scale. A review found a
     /// test of each channel's Q against green's g (not scale-free) leave every shadow edge out here:
