@@ -204,6 +204,7 @@ struct CalibrateChart: ParsableCommand {
             throw CheckFailed(message: String(format: "%@: the matrix fits the chart to a mean CIEDE2000 of %.1f (max %.1f; worst %@), beyond --max-fit-error %g: check the patch positions and orientation in %@; no profile written",
                                               capture, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst, maxFitError, chart))
         }
+        try WrittenProfileCheck.check(flash: flashProfile, at: flashOut, camera: (cameraProfile, cameraOut))
         try AtomicFile.writeJSON([(cameraProfile.json, cameraOut), (flashProfile.json, flashOut)], protectedPaths: inputs)
         progress.say(String(format: "%d patches: fit CIEDE2000 mean %.2f max %.2f (worst %@; least-squares start %.2f); noise at ISO 100: gain %.4f e-/DN, read %.2f DN",
                             description.patches.count, calibration.meanDeltaE2000, calibration.maxDeltaE2000, worst,

@@ -140,6 +140,7 @@ struct CalibrateFlatField: ParsableCommand {
             "maxLogLevelResidual": num(fit.maxLogLevelResidual),
             "whiteRelativeTo": .string(profile.whiteReference.map { "the median over the \($0.relativePositions.count) positions of whiteReference (where the profile's white was measured)" } ?? "the frame centre"),
         ])
+        try WrittenProfileCheck.check(flash: profile, at: flashOut)
         try AtomicFile.writeJSON([(profile.json, flashOut)], protectedPaths: inputs)
         let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map { shading.value(atRelativeX: $0.0, y: $0.1) }
         let blue = corners.map(\.white.z), red = corners.map(\.white.x), level = corners.map(\.level)

@@ -129,6 +129,7 @@ struct CalibrateSpectral: ParsableCommand {
                 .merging(["flashSPDFile": .string(flashSpd)]) { a, _ in a })
         flashProfile.colorimetricUncertainty = cal.colorimetricUncertainty
         let inputs = [cameraSensitivity, flashSpd, trainingPath]
+        try WrittenProfileCheck.check(flash: flashProfile, at: flashOut, camera: (cameraProfile, cameraOut))
         try AtomicFile.writeJSON([(cameraProfile.json, cameraOut), (flashProfile.json, flashOut)], protectedPaths: inputs)
         Progress().say(String(format: "matrix fitted over %d reflectances: mean/max CIEDE2000 %.2f/%.2f (training), %.2f/%.2f (ColorChecker)",
                               cal.trainingCount, cal.trainingMeanDeltaE2000, cal.trainingMaxDeltaE2000,

@@ -21,6 +21,9 @@ struct ConstantColorCommand: ParsableCommand {
         // unmapped and faulted in again (`reuseFreedMemoryForLargeBuffers`).
         reuseFreedMemoryForLargeBuffers()
         do {
+            if let repeated = RepeatedOption.first(in: Array(CommandLine.arguments.dropFirst())) {
+                throw ValidationError("\(repeated) is given more than once (only one value would be used): give it once")
+            }
             var command = try parseAsRoot()
             // A command group named without one of its commands (`constant-color`, `constant-color
             // calibrate`) is bad usage (SPEC 3: exit 2), not a request for help (which printed the help

@@ -6,13 +6,14 @@ import Testing
 @Suite("Flash shading map")
 struct FlashShadingTests {
     /// A map whose nodes follow a + b·u + c·v per channel (u, v frame-relative): bilinear
-    /// interpolation and the linear extrapolation at the border reproduce it exactly.
+    /// interpolation and the linear extrapolation at the border reproduce it exactly. Its level is 1
+    /// at the frame centre, as a profile's map must be (its white there within 5 % of 1).
     static func planarMap(columns: Int = 5, rows: Int = 4) -> FlashShading {
         var white: [SIMD3<Double>] = [], level: [Double] = []
         for j in 0..<rows {
             for i in 0..<columns {
                 let u = (Double(i) + 0.5) / Double(columns), v = (Double(j) + 0.5) / Double(rows)
-                white.append(Self.plane(u, v)); level.append(0.6 + 0.3 * u + 0.2 * v)
+                white.append(Self.plane(u, v)); level.append(0.75 + 0.3 * u + 0.2 * v)
             }
         }
         return FlashShading(columns: columns, rows: rows, relativeWhite: white, relativeLevel: level)
@@ -29,7 +30,7 @@ struct FlashShadingTests {
             let value = map.value(atRelativeX: u, y: v)
             let expected = Self.plane(u, v)
             #expect(abs(value.white.x - expected.x) < 1e-12 && abs(value.white.z - expected.z) < 1e-12, "\(u), \(v)")
-            #expect(abs(value.level - (0.6 + 0.3 * u + 0.2 * v)) < 1e-12)
+            #expect(abs(value.level - (0.75 + 0.3 * u + 0.2 * v)) < 1e-12)
         }
         let n = map.normalizedToCentre().value(atRelativeX: 0.5, y: 0.5)
         #expect(abs(n.white.x - 1) < 1e-12 && abs(n.white.z - 1) < 1e-12 && abs(n.level - 1) < 1e-12)
@@ -98,6 +99,13 @@ struct FlashShadingTests {
         ("relativeLevel", JSONValue.array([.number(1), .number(1), .number(1)]), "shading.relativeLevel"),
         ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(1), .number(1)]), count: 4)), "shading.relativeWhiteCameraRGB"),
         ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(1), .string("x"), .number(1)]), count: 4)), "shading.relativeWhiteCameraRGB"),
+        // Maps no flash has (a probe's: each recoloured or blew out the whole output, `constantColor`
+        // at the reference's confidence): a white that is not the centre's at the centre, a channel
+        // 10³⁰ times the centre's, corners a million times darker.
+        ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(2), .number(1), .number(0.5)]), count: 4)), "shading.relativeWhiteCameraRGB"),
+        ("relativeWhiteCameraRGB", JSONValue.array(Array(repeating: .array([.number(1e30), .number(1), .number(1)]), count: 4)), "shading.relativeWhiteCameraRGB"),
+        ("relativeLevel", JSONValue.array([.number(1e-6), .number(1), .number(1), .number(1)]), "shading.relativeLevel"),
+        ("relativeLevel", JSONValue.array(Array(repeating: .number(2), count: 4)), "shading.relativeLevel"),
     ])
     func malformed(key: String, value: JSONValue, named: String) throws {
         var shading: [String: JSONValue] = [

@@ -69,6 +69,13 @@ public struct FlashProfile: Sendable, Equatable {
                   metadata: try r.optionalMembers("metadata"),
                   extra: r.unknownMembers(known: Self.knownKeys))
         whiteReference = try r.members[FlashWhiteReference.jsonKey].map { try FlashWhiteReference(json: $0, file: file) }
+        // Without a white reference the map's whites are relative to the frame centre's (where
+        // `whiteCameraRGB` was measured): (1, 1, 1) there.
+        if whiteReference == nil, let centre = shading?.value(atRelativeX: 0.5, y: 0.5).white,
+           let c = (0..<3).first(where: { abs(centre[$0] - 1) > FlashShading.centreTolerance }) {
+            throw JSONFileError.invalidValue(file: file, key: "shading.relativeWhiteCameraRGB",
+                                             expected: "whites relative to the frame centre's without a \(FlashWhiteReference.jsonKey) (1 there within \(Int(FlashShading.centreTolerance * 100)) %; channel \(c) gives \(String(format: "%.4g", centre[c])))")
+        }
     }
 
     /// Largest ratio of a channel of the flash white to green, or of green to it: a white flash in a

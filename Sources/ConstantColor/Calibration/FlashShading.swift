@@ -169,8 +169,29 @@ public struct FlashShading: Sendable, Equatable {
             throw JSONFileError.invalidValue(file: file, key: "\(key).relativeLevel",
                                              expected: "\(n) (columns x rows) finite positive numbers")
         }
+        // Bounds a flash's field can have: its colour changes across it by tens of percent (a
+        // phosphor LED's blue, ±6 % on the committed flat field), not by factors; its level falls to
+        // the corners by cos⁴-like factors, not by orders of magnitude. A map beyond them is not a
+        // flash's (a probe's [2, 1, 0.5] everywhere recoloured the whole output, [10³⁰, 1, 1] too,
+        // and corners 10⁶ darker clipped 68 % of the flattened output, all `constantColor` at the
+        // reference's confidence).
+        if let k = triples.firstIndex(where: { $0.contains { !Self.whiteBounds.contains($0) } }) {
+            throw JSONFileError.invalidValue(file: file, key: "\(key).relativeWhiteCameraRGB",
+                                             expected: "each channel from 1/4 to 4 of the reference white's (node \(k) holds \(triples[k].map { String(format: "%g", $0) }.joined(separator: ", ")))")
+        }
+        if let k = levels.firstIndex(where: { !Self.levelBounds.contains($0) }) {
+            throw JSONFileError.invalidValue(file: file, key: "\(key).relativeLevel",
+                                             expected: "levels from 1/1000 to 1000 of the centre's (node \(k) holds \(String(format: "%g", levels[k])))")
+        }
         self.init(columns: columns, rows: rows, relativeWhite: triples.map { SIMD3($0[0], $0[1], $0[2]) },
                   relativeLevel: levels, extra: r.unknownMembers(known: Self.knownKeys))
+        // The level is relative to the frame centre's (`normalizedToCentre`, as `calibrate flat-field`
+        // writes it): a map whose centre is not 1 is relative to something else.
+        let centre = value(atRelativeX: 0.5, y: 0.5)
+        guard abs(centre.level - 1) <= Self.centreTolerance else {
+            throw JSONFileError.invalidValue(file: file, key: "\(key).relativeLevel",
+                                             expected: "levels relative to the frame centre's (1 there within \(Int(Self.centreTolerance * 100)) %; the map gives \(String(format: "%.4g", centre.level)))")
+        }
         if let size = r.members["captureSize"] {
             guard let v = size.doubles, v.count == 2, v.allSatisfy({ $0 >= 1 && $0 <= 1e6 && $0 == $0.rounded() }) else {
                 throw JSONFileError.invalidValue(file: file, key: "\(key).captureSize", expected: "[width, height] in pixels (positive integers)")
@@ -186,6 +207,14 @@ public struct FlashShading: Sendable, Equatable {
     }
 
     static let knownKeys: Set<String> = ["columns", "rows", "relativeWhiteCameraRGB", "relativeLevel", "captureSize", "captureFocalLengthMm"]
+
+    /// The relative whites a map may hold, per channel (`init(json:file:key:)`).
+    static let whiteBounds = 0.25...4.0
+    /// The relative levels a map may hold.
+    static let levelBounds = 0.001...1000.0
+    /// How far from 1 a map's level (and, without a white reference, its white) may be at the frame
+    /// centre: 5 % (`calibrate flat-field` writes exactly 1 there).
+    public static let centreTolerance = 0.05
 
     /// The map as JSON (unknown members included).
     public var json: JSONValue {
