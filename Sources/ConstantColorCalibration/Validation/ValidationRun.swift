@@ -157,6 +157,30 @@ public enum ValidationRun {
     /// two frames must be TIFFs this tool reads (`TIFFReader.checkHeader`) with a valid exposure and
     /// no ICC profile the run would refuse (`LinearInput.profileToInvert`: a non-linear one unless
     /// `linearizeICC`).
+    /// The first key of a condition's truth.json that `validate` reads and that holds another type
+    /// than the one `synth` writes (nil: none). Read as absent, such a key skipped its check without
+    /// a word: `"ratioFlashToAmbient": "0.5"` passed `--max-ratio-error` on a set it failed, `"size":
+    /// ["10", "10"]` passed the size check, `"camera": 5` the other-camera warning (a probe, session 50).
+    /// A key that is absent or null is absent, as before.
+    static func truthTypeProblem(_ json: JSONValue) -> (key: String, expected: String)? {
+        guard let root = json.object else { return ("(top level)", "an object") }
+        func present(_ v: JSONValue?) -> JSONValue? { v == nil || v == .null ? nil : v }
+        if let size = present(root["size"]), !(size.doubles?.count == 2) { return ("size", "[width, height], two numbers") }
+        for key in ["condition", "camera", "flash", "exposure"] {
+            if let v = present(root[key]), v.object == nil { return (key, "an object") }
+        }
+        for key in ["camera", "flash"] {
+            if let name = present(root[key]?.object?["name"]), name.string == nil { return ("\(key).name", "a string") }
+        }
+        if let exposure = root["exposure"]?.object {
+            for key in ["ratioFlashToAmbient", "trueAmbientToFlashRatio", "effectiveAmbientToFlashRatio", "nominalAmbientToFlashRatio"] {
+                if let v = present(exposure[key]), v.double == nil { return ("exposure.\(key)", "a number") }
+            }
+        }
+        if let labels = present(root["labels"]), labels.object == nil { return ("labels", "an object naming the label maps") }
+        return nil
+    }
+
     public static func preflight(folders: [String], linearizeICC: Bool = false) throws -> SetTruth {
         var first: (file: String, chart: ChartDescription)? = nil
         var truth = SetTruth(ambientLux: [], labelledCount: 0, trueRatioCount: 0)
@@ -173,6 +197,7 @@ public enum ValidationRun {
             }
             let file = (folder as NSString).appendingPathComponent("truth.json")
             let json = try JSONValue.read(path: file)
+            if let (key, expected) = Self.truthTypeProblem(json) { throw JSONFileError.invalidValue(file: file, key: key, expected: expected) }
             let chart = try ChartDescription(json: json, file: file)
             // truth.json of this capture, its chart's squares inside the frames: said of truth.json
             // before any condition is fused (a square outside was said of flash.tif once its condition ran).
