@@ -67,4 +67,32 @@ import Testing
         edges.source = .illuminationEdges
         #expect(FusionWarnings.uncheckedRatioLine(edges, flashLight: light(3)) == nil)
     }
+
+    /// Edges that contradict EXIF less precisely than EXIF states its own: EXIF's ratio is taken with
+    /// the difference as its uncertainty (`AmbientRatioEstimate.combined`), and now said; edges that
+    /// carry weight, an EXIF stated exact, or a metadata-mode contradiction (said by its own line)
+    /// give no such line.
+    @Test func edgesOverruledByEXIFAreSaid() {
+        let (ratio, sigma, weight) = AmbientRatioEstimate.combined(metadataUncertainty: 0.04, edgeRatio: 1.3336, edgeStandardError: 0.0473)
+        #expect(ratio == 1 && weight == 0 && abs(sigma - 0.3336) < 1e-12)
+        var overruled = AmbientRatioEstimate.metadata(height: 10, uncertainty: 0.04)
+        overruled.source = .illuminationEdges
+        overruled.edgeRatio = 1.3336; overruled.edgeRelativeUncertainty = 0.0354; overruled.edgeSampleCount = 64
+        overruled.edgeWeight = weight; overruled.relativeUncertainty = sigma
+        let line = FusionWarnings.edgesOverruledLine(overruled)
+        #expect(line == "warning: the ambient shadow edges put the exposure ratio at 1.334× EXIF's (±3.5 %, from 64 profiles), further from it than both uncertainties allow and less precisely than EXIF's: EXIF's ratio is subtracted, and its uncertainty is the difference, 33 %, which the confidence counts wherever the ambient light matters (edges between materials or highlights taken for shadow edges? A tag off? --flash-exposure / --ambient-exposure set the true exposures)",
+                "\(line ?? "nil")")
+        var weighed = overruled
+        weighed.edgeWeight = 0.6
+        #expect(FusionWarnings.edgesOverruledLine(weighed) == nil)
+        var exact = overruled
+        exact.relativeUncertainty = 0
+        #expect(FusionWarnings.edgesOverruledLine(exact) == nil)
+        var metadataMode = overruled
+        metadataMode.metadataContradiction = 1.3336
+        #expect(FusionWarnings.edgesOverruledLine(metadataMode) == nil)
+        var noEdges = overruled
+        noEdges.source = .metadata
+        #expect(FusionWarnings.edgesOverruledLine(noEdges) == nil)
+    }
 }
