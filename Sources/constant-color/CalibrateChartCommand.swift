@@ -132,17 +132,11 @@ struct CalibrateChart: ParsableCommand {
                 darkLines.append(String(format: "warning: the dark frame's black level %.2f DN differs from the configured %g DN by more than its read noise (%.2f DN); the configured level is kept (fix --black-level or the --camera profile if the dark frame is right)",
                                         measured.blackLevelDN, black, measured.readNoiseDN))
             }
-            // Dark current and hot pixels grow with the exposure time: a dark frame much longer or
-            // shorter than the capture measures another black level and read noise.
-            let timeRatio = d.exposure.exposureTimeSeconds / frame.exposure.exposureTimeSeconds
-            if !(timeRatio > 0.5 && timeRatio < 2) {
-                darkLines.append(String(format: "warning: the dark frame's exposure time %g s is not the capture's %g s (×%.3g); dark current and hot pixels grow with time, so take it at the capture's exposure",
-                                        d.exposure.exposureTimeSeconds, frame.exposure.exposureTimeSeconds, timeRatio))
-            }
-            if measured.iso != frame.exposure.isoSpeed {
-                darkLines.append(String(format: "warning: the dark frame is at ISO %g, the capture at ISO %g; its read noise is scaled by the ISO ratio (NoiseModel), which assumes the read noise is constant in electrons",
-                                        measured.iso, frame.exposure.isoSpeed))
-            }
+            // A dark frame much longer or shorter than the capture measures another black level and read noise.
+            darkLines += DarkFrameExposureWarnings.lines(
+                darkTimeSeconds: d.exposure.exposureTimeSeconds, darkISO: measured.iso,
+                captureTimeSeconds: frame.exposure.exposureTimeSeconds, captureISO: frame.exposure.isoSpeed,
+                isoConsequence: "its read noise is scaled by the ISO ratio (NoiseModel), which assumes the read noise is constant in electrons")
         }
         let calibration = try ChartCalibration(
             capture: frame.image, ambient: ambientFrame?.image,

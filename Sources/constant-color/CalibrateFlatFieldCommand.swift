@@ -89,6 +89,10 @@ struct CalibrateFlatField: ParsableCommand {
                                          expectedWidth: frame.image.width, expectedHeight: frame.image.height, file: path)
             lines.append(String(format: "dark frame: black level %.2f DN, read noise %.3f DN; subtracted pixel by pixel",
                                 measured.blackLevelDN, measured.readNoiseDN))
+            lines += DarkFrameExposureWarnings.lines(
+                darkTimeSeconds: d.exposure.exposureTimeSeconds, darkISO: measured.iso,
+                captureTimeSeconds: frame.exposure.exposureTimeSeconds, captureISO: frame.exposure.isoSpeed,
+                isoConsequence: "its black level and fixed pattern are another ISO's, and it is subtracted pixel by pixel as they are; take it at the capture's ISO")
             darkImage = d.image
         }
         var ambientImage: PlanarImage?, ambientScale = 1.0

@@ -55,6 +55,28 @@ struct FlatFieldCLITests {
         return (1 + num / den, nodeSigma / den.squareRoot())
     }
 
+    /// A dark frame at another exposure time and ISO than the card: said, as `calibrate chart` says
+    /// it (a probe found flat-field silent, the map byte for byte the same); at the card's exposure,
+    /// nothing is said.
+    @Test("a dark frame at another exposure than the card is said")
+    func darkFrameExposureMismatch() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = dir.appendingPathComponent("card").path
+        try Self.run(["synth", "--darkroom", "--flat-field", "--flash-shading", "0.1", "--spectra", Self.spectra,
+                      "--out", folder, "--width", "\(Self.width)", "--height", "\(Self.height)", "--seed", "3"])
+        func calibrate(_ extra: [String]) throws -> CLI.Outcome {
+            try CLI.run(["calibrate", "flat-field", folder + "/darkroom.tif", "--dark", folder + "/dark.tif",
+                         "--camera", Self.camera, "--flash", Self.flash, "--flash-out", dir.appendingPathComponent("f.json").path] + extra)
+        }
+        let matching = try calibrate([])
+        #expect(matching.status == 0 && !matching.stderr.contains("the dark frame's exposure time") && !matching.stderr.contains("the dark frame is at ISO"),
+                "\(matching.stderr)")
+        let other = try calibrate(["--dark-exposure", "1/2,2.8,3200"])
+        #expect(other.status == 0 && other.stderr.contains("warning: the dark frame's exposure time 0.5 s is not the capture's")
+                && other.stderr.contains("warning: the dark frame is at ISO 3200"), "\(other.stderr)")
+    }
+
     @Test("known answer: the map's edge/centre white matches synth's truth within 4 standard errors of the node noise; coarse grids fit too")
     func knownAnswer() throws {
         let dir = try Self.temporaryFolder()
