@@ -221,6 +221,29 @@ struct ProfileTests {
         }
     }
 
+    /// Null is no value the schemas allow: read as absent it was a silent guess (`noise.referenceISO:
+    /// null` became 100; a flash profile's `"camera": null` skipped the other-camera warning) while
+    /// other keys refused it (a probe, session 50). Every optional key refuses it, naming the key.
+    @Test("null for an optional key is refused naming the key, not read as absent", arguments: [
+        (#"{"schemaVersion":1,"kind":"camera","blackLevel":1024,"whiteLevel":60000,"noise":{"readNoiseDN":8,"gainElectronsPerDN":0.25,"referenceISO":null}}"#, "noise.referenceISO"),
+        (#"{"schemaVersion":1,"kind":"camera","name":null,"blackLevel":1024,"whiteLevel":60000,"noise":{"readNoiseDN":8,"gainElectronsPerDN":0.25}}"#, "name"),
+        (#"{"schemaVersion":1,"kind":"camera","blackLevel":1024,"whiteLevel":60000,"noise":{"readNoiseDN":8,"gainElectronsPerDN":0.25},"metadata":null}"#, "metadata"),
+    ])
+    func nullIsRefused(text: String, key: String) throws {
+        let message: String
+        do { _ = try CameraProfile(json: JSONValue.parse(Data(text.utf8), file: "cam.json"), file: "cam.json"); message = "" } catch { message = "\(error)" }
+        #expect(message.contains("key '\(key)' must be a value, not null"), "\(message)")
+        // Left out, the same key is absent and the profile reads.
+        #expect(throws: Never.self) {
+            _ = try CameraProfile(json: JSONValue.parse(Data(#"{"schemaVersion":1,"kind":"camera","blackLevel":1024,"whiteLevel":60000,"noise":{"readNoiseDN":8,"gainElectronsPerDN":0.25}}"#.utf8), file: "cam.json"), file: "cam.json")
+        }
+        var flash = FlashProfile(name: "f", cameraName: nil, whiteCameraRGB: SIMD3(0.5, 1, 0.9), matrixToXYZD65: RGBColorSpace.sRGB.rgbToXYZ).json.object!
+        flash["camera"] = .null
+        #expect(throws: JSONFileError.invalidValue(file: "f.json", key: "camera", expected: "a value, not null (leave the key out where it has none)")) {
+            _ = try FlashProfile(json: .object(flash), file: "f.json")
+        }
+    }
+
     @Test("a profile's spectral table that contradicts itself (5 sensitivities for 81 wavelengths) is refused naming the key; a whole one is kept")
     func spectralTables() throws {
         let wavelengths = JSONValue.array(stride(from: 380.0, through: 780, by: 5).map(JSONValue.number))

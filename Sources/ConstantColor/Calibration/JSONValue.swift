@@ -212,9 +212,17 @@ public struct JSONObjectReader {
         guard let d = v.double, d.isFinite else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a finite number") }
         return d
     }
-    /// An optional finite number.
+    /// An optional key's value: nil when absent; a null is refused, naming the key. The schemas allow
+    /// null for no key, and read as absent it was a silent guess: `noise.referenceISO: null` became
+    /// 100 (a probe, session 50), while other keys refused it.
+    func optionalValue(_ key: String) throws -> JSONValue? {
+        guard let v = members[key] else { return nil }
+        guard v != .null else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a value, not null (leave the key out where it has none)") }
+        return v
+    }
+    /// An optional finite number (nil when absent; null refused).
     public func optionalNumber(_ key: String) throws -> Double? {
-        guard members[key] != nil, members[key] != .null else { return nil }
+        guard try optionalValue(key) != nil else { return nil }
         return try number(key)
     }
     /// A required string.
@@ -223,16 +231,16 @@ public struct JSONObjectReader {
         guard let s = v.string else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "a string") }
         return s
     }
-    /// An optional string: nil when absent (or null), refused when of another type (a name given as
+    /// An optional string: nil when absent, refused when null or of another type (a name given as
     /// a number was read as no name at all).
     public func optionalString(_ key: String) throws -> String? {
-        guard members[key] != nil, members[key] != .null else { return nil }
+        guard try optionalValue(key) != nil else { return nil }
         return try string(key)
     }
-    /// An optional object's members: empty when absent (or null), refused when of another type (a
+    /// An optional object's members: empty when absent, refused when null or of another type (a
     /// `metadata` string was dropped, and lost when the profile was written again).
     public func optionalMembers(_ key: String) throws -> [String: JSONValue] {
-        guard let v = members[key], v != .null else { return [:] }
+        guard let v = try optionalValue(key) else { return [:] }
         guard let o = v.object else { throw JSONFileError.invalidValue(file: file, key: prefix + key, expected: "an object") }
         return o
     }
@@ -264,7 +272,7 @@ public struct JSONObjectReader {
     /// of `columns`, arrays of finite numbers of the same length. A table that contradicts itself (5
     /// sensitivities for 81 wavelengths) was kept without a word.
     public func optionalSpectralTable(_ key: String, columns: [String]) throws -> JSONValue? {
-        guard let v = members[key], v != .null else { return nil }
+        guard let v = try optionalValue(key) else { return nil }
         let table = try JSONObjectReader(v, file: file, prefix: prefix + key + ".")
         let wavelengths = try table.numbers("wavelengthsNm")
         guard wavelengths.count >= 2, Set(wavelengths).count == wavelengths.count, wavelengths.allSatisfy({ $0 >= 360 && $0 <= 830 }) else {
