@@ -44,6 +44,15 @@ struct AmbientRatioTests {
         return (result, trueRows(cap))
     }
 
+    /// `c` rendered at 600 × 400 (seed 1) on the Sigma SD Merrill with the CIE LED-B4 flash, and fused
+    /// with their committed synthetic profiles.
+    static func fuseSigma(_ c: SynthCondition) throws -> (FusionResult, [Double]) {
+        let renderer = SceneRenderer(library: lib, camera: SynthCamera(name: "Sigma SDMerill (NPL)", sensitivity: try lib.camera(file: SpectralLibrary.File.sigmaSDMerill)),
+                                     flash: try lib.distribution(file: SpectralLibrary.File.ledB4))
+        return try fuse(c, width: 600, height: 400, seed: 1, camera: try CameraProfile(path: Fixture.root + "/calibration/synthetic-sigma-sdmerill.camera.json"),
+                        renderer: renderer, flash: try FlashProfile(path: Fixture.root + "/calibration/synthetic-led-b4.flash.json"))
+    }
+
     /// `image` with rows and columns exchanged.
     static func transposed(_ image: PlanarImage) -> PlanarImage {
         let w = image.width, h = image.height, n = w * h
@@ -517,11 +526,7 @@ struct AmbientRatioTests {
     func blueLEDLightIsNotAColourChange() throws {
         let c = SynthCondition(name: "led-460", description: "300 lux of a 460 nm LED",
                                lights: [AmbientLight(spectrum: .narrowBand(peakNm: 460, halfWidthNm: 25), lux: 300)])
-        let renderer = SceneRenderer(library: Self.lib, camera: SynthCamera(name: "Sigma SDMerill (NPL)", sensitivity: try Self.lib.camera(file: SpectralLibrary.File.sigmaSDMerill)),
-                                     flash: try Self.lib.distribution(file: SpectralLibrary.File.ledB4))
-        let (result, truth) = try Self.fuse(
-            c, width: 600, height: 400, seed: 1, camera: try CameraProfile(path: Fixture.root + "/calibration/synthetic-sigma-sdmerill.camera.json"),
-            renderer: renderer, flash: try FlashProfile(path: Fixture.root + "/calibration/synthetic-led-b4.flash.json"))
+        let (result, truth) = try Self.fuseSigma(c)
         let e = result.ambientRatio
         print(String(format: "460 nm LED, Sigma: agreement %@, colour change %@, r0 %.4f (truth %.4f), centre-weighted confidence %.3f",
                      "\(e.edgeChannelAgreement.map { String(format: "%.3f", $0) } ?? "-")", "\(e.ambientColourChangeError.map { "\($0)" } ?? "-")",
@@ -541,11 +546,7 @@ struct AmbientRatioTests {
         let c = SynthCondition(name: "no-shadow", description: "200 lux 2700 K, no cast shadow",
                                lights: [AmbientLight(spectrum: .planckian(cctKelvin: 2700, duv: 0), lux: 200, placement: .uniform)],
                                shadow: false)
-        let renderer = SceneRenderer(library: Self.lib, camera: SynthCamera(name: "Sigma SDMerill (NPL)", sensitivity: try Self.lib.camera(file: SpectralLibrary.File.sigmaSDMerill)),
-                                     flash: try Self.lib.distribution(file: SpectralLibrary.File.ledB4))
-        let (result, _) = try Self.fuse(
-            c, width: 600, height: 400, seed: 1, camera: try CameraProfile(path: Fixture.root + "/calibration/synthetic-sigma-sdmerill.camera.json"),
-            renderer: renderer, flash: try FlashProfile(path: Fixture.root + "/calibration/synthetic-led-b4.flash.json"))
+        let (result, _) = try Self.fuseSigma(c)
         let e = result.ambientRatio
         print(String(format: "2700 K, no shadow, Sigma: agreement %@, colour change %@, centre-weighted confidence %.3f",
                      "\(e.edgeChannelAgreement.map { String(format: "%.3f", $0) } ?? "-")", "\(e.ambientColourChangeError.map { "\($0)" } ?? "-")",

@@ -123,8 +123,7 @@ struct TIFFLayout: Sendable {
         // then the file is cut short, which reading the chunk says more precisely (how many of its
         // bytes the file holds).
         if let guessed = handle.messages.warningList.first(where: { $0.contains("calculating from imagelength") }) {
-            var status = stat()
-            let fileSize = fstat(TIFFFileno(tif), &status) == 0 ? UInt64(status.st_size) : UInt64.max
+            let fileSize = Self.fileSize(of: tif) ?? UInt64.max
             let chunks = TIFFIsTiled(tif) != 0 ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif)
             let fits = (0..<chunks).allSatisfy { k in
                 let offset = TIFFGetStrileOffset(tif, k), count = TIFFGetStrileByteCount(tif, k)
@@ -290,6 +289,12 @@ struct TIFFLayout: Sendable {
         self.orientation = Int(orientation)
         isDeflate = compression == 8 || compression == 32946
         isUncompressed = compression == 1
+    }
+
+    /// The size in bytes of the file `tif` reads (nil where it cannot be known).
+    static func fileSize(of tif: OpaquePointer) -> UInt64? {
+        var status = stat()
+        return fstat(TIFFFileno(tif), &status) == 0 ? UInt64(status.st_size) : nil
     }
 
     /// COMPRESSION_NONE, LZW, ADOBE_DEFLATE, DEFLATE, PACKBITS.

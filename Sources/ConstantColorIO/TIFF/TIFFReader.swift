@@ -405,8 +405,7 @@ public enum TIFFReader {
         let channelsPerChunk = layout.isPlanarSeparate ? 1 : layout.outputChannelCount
         let errorsBefore = handle.messages.errorCount
         let source = chunk.assumingMemoryBound(to: T.self)
-        var status = stat()
-        let fileSize: UInt64? = fstat(TIFFFileno(tif), &status) == 0 ? UInt64(status.st_size) : nil
+        let fileSize = TIFFLayout.fileSize(of: tif)
 
         func failure(_ what: String, _ index: UInt32, got: Int, expected: Int) -> TIFFError {
             let libtiff = handle.messages.errors
@@ -448,10 +447,10 @@ public enum TIFFReader {
             // reads only the chunk's size of them, and said nothing).
             let offset = TIFFGetStrileOffset(tif, index)
             if let fileSize, offset >= fileSize {
-                return .corrupt(path: path, detail: "\(what) \(index) starts at offset \(offset), past the end of the \(fileSize)-byte file (the file is truncated)")
+                return .corrupt(path: path, detail: "\(what) \(index) starts at offset \(offset), past the end of the \(fileSize)-byte file (a truncated file, or a damaged directory)")
             }
             if let fileSize, byteCount > fileSize - offset {
-                return .corrupt(path: path, detail: "\(what) \(index) is cut short: the file holds \(fileSize - offset) of its \(byteCount) stored bytes (the file is truncated)")
+                return .corrupt(path: path, detail: "\(what) \(index) is cut short: the file holds \(fileSize - offset) of its \(byteCount) stored bytes (a truncated file, or a damaged directory)")
             }
             // An uncompressed chunk holds its rows' bytes: one declared shorter ends inside them, and
             // libtiff (whose estimate replaces only counts that do not fit the image as a whole) reads
