@@ -32,14 +32,8 @@ enum TIFFRawDirectory {
         var isRational: Bool { typeName.hasSuffix("RATIONAL") }
     }
 
-    /// The first value of `tag` in the current directory, whatever its numeric type (BYTE, SHORT,
-    /// LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE). Nil when the tag is
-    /// absent, unreadable or not numeric.
-    static func numericTag(_ tag: UInt16, of tif: OpaquePointer, path: String) -> Number? {
-        firstValue(tag, of: tif, path: path).flatMap(number)
-    }
-
-    /// The first value of every entry of `tag` in the current directory, in the directory's order
+    /// The first value of every entry of `tag` in the current directory, whatever its numeric type
+    /// (BYTE, SHORT, LONG, LONG8 and their signed forms, RATIONAL, SRATIONAL, FLOAT, DOUBLE), in the directory's order
     /// (TIFF 6.0 allows one; a damaged or hand-edited file may hold more, and libtiff keeps the
     /// last without a word); entries that are unreadable or not numeric are left out.
     static func numericTags(_ tag: UInt16, of tif: OpaquePointer, path: String) -> [Number] {

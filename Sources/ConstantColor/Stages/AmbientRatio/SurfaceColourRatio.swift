@@ -179,23 +179,25 @@ public struct SurfaceColourRatio: Sendable, Equatable {
         /// direction better the larger ρ′ (a probe's 50 lux renders, tags right: 1.83 for 1 under
         /// 6500 K; 1.08 without noise). A cell on a border between surfaces mixes their colours, and
         /// the ambient frame's blur (hand shake, resampling) mixes them unlike the flash frame's.
-        func groupBin(_ j: Int) -> SIMD2<Int32>? {
+        /// `ownBins`: each cell's own bin (`bin` of `measured`), computed once for all its neighbours.
+        func groupBin(_ j: Int, ownBins: [SIMD2<Int32>?]) -> SIMD2<Int32>? {
             guard measured[j] != nil else { return nil }
             let x = j % width, y = j / width
             guard x > 0, y > 0, x < width - 1, y < height - 1 else { return nil }
             guard let l = measured[j - 1], let r = measured[j + 1], let u = measured[j - width], let d = measured[j + width] else { return nil }
             let b = Self.bin(l + r + u + d)
-            for n in [l, r, u, d] {
-                let own = Self.bin(n)
-                guard abs(own.x - b.x) <= 1, abs(own.y - b.y) <= 1 else { return nil }
+            @inline(__always) func near(_ k: Int) -> Bool {
+                guard let own = ownBins[k] else { return false }
+                return abs(own.x - b.x) <= 1 && abs(own.y - b.y) <= 1
             }
-            return b
+            return near(j - 1) && near(j + 1) && near(j - width) && near(j + width) ? b : nil
         }
 
         /// The cells of each group bin (`groupBin`) holding at least `minimumCells`, in a fixed order.
         func groups() -> [[Int]] {
             var byBin: [SIMD2<Int32>: [Int]] = [:]
-            for j in measured.indices { if let b = groupBin(j) { byBin[b, default: []].append(j) } }
+            let ownBins = measured.map { $0.map(Self.bin) }
+            for j in measured.indices { if let b = groupBin(j, ownBins: ownBins) { byBin[b, default: []].append(j) } }
             return byBin.filter { $0.value.count >= SurfaceColourRatio.minimumCells }
                 .sorted { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }.map(\.value)
         }
